@@ -1,0 +1,14 @@
+# Third-party libraries, all from Debian packages (scripts/install-deps.sh).
+find_package(hwy 1.0 REQUIRED)        # libhwy-dev: SIMD with runtime dispatch
+find_package(Threads REQUIRED)
+
+# libpthreadpool-dev ships no CMake or pkg-config file.
+find_path(PTHREADPOOL_INCLUDE_DIR pthreadpool.h REQUIRED)
+find_library(PTHREADPOOL_LIBRARY pthreadpool REQUIRED)
+if(NOT TARGET lrelu_pthreadpool)
+  add_library(lrelu_pthreadpool INTERFACE IMPORTED)
+  target_include_directories(lrelu_pthreadpool INTERFACE ${PTHREADPOOL_INCLUDE_DIR})
+  target_link_libraries(lrelu_pthreadpool INTERFACE ${PTHREADPOOL_LIBRARY} Threads::Threads)
+endif()
+
+find_package(nlohmann_json 3.10 REQUIRED)   # nlohmann-json3-dev

@@ -1,0 +1,291 @@
+// lrelu C++ API: a thin, header-only RAII layer over the C ABI in lrelu.h
+// (the dnnl.hpp-over-dnnl.h pattern), so C++ users get exceptions, owning
+// tensors and overloads while the boundary stays a stable C ABI.
+//
+// Public function names are snake_case to match the C ABI and the Python
+// package (lrelu.leaky_relu); types are CamelCase.
+#ifndef LRELU_LRELU_HPP_
+#define LRELU_LRELU_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+
+namespace lrelu {
+
+// Element types; values equal lrelu_dtype_t.
+enum class DType : int {
+  kFloat32 = LRELU_DTYPE_FLOAT32,
+  kFloat16 = LRELU_DTYPE_FLOAT16,
+  kBFloat16 = LRELU_DTYPE_BFLOAT16,
+  kFloat64 = LRELU_DTYPE_FLOAT64,
+};
+
+// Which tensor the gradient takes its sign from (see lrelu_grad_source_t).
+enum class GradSource : int {
+  kFromX = LRELU_GRAD_FROM_X,
+  kFromY = LRELU_GRAD_FROM_Y,
+};
+
+constexpr double kDefaultAlpha = LRELU_DEFAULT_ALPHA;
+
+// Bytes per element of `dtype` (0 for an unknown value).
+inline std::size_t dtype_size(DType dtype) {
+  return lrelu_dtype_size(static_cast<lrelu_dtype_t>(dtype));
+}
+
+// "float32", ...; "unknown" for a value outside DType.
+inline std::string dtype_name(DType dtype) {
+  const char* name = lrelu_dtype_name(static_cast<lrelu_dtype_t>(dtype));
+  return name != nullptr ? name : "unknown";
+}
+
+// Thrown by every function here when the C call fails. what() is the
+// one-line message from lrelu_last_error(); status() the C status.
+class Error : public std::runtime_error {
+ public:
+  Error(lrelu_status_t status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  lrelu_status_t status() const { return status_; }
+
+ private:
+  lrelu_status_t status_;
+};
+
+// Throws lrelu::Error for any status other than LRELU_STATUS_OK.
+inline void check(lrelu_status_t status) {
+  if (status != LRELU_STATUS_OK) throw Error(status, lrelu_last_error());
+}
+
+// A non-owning view: data pointer, dtype, shape and strides in elements
+// (empty strides = C-contiguous). The view owns its shape and strides, so it
+// may be built from temporaries.
+struct TensorView {
+  void* data = nullptr;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+
+  TensorView() = default;
+  TensorView(void* data_, DType dtype_, std::vector<int64_t> shape_,
+             std::vector<int64_t> strides_ = {})
+      : data(data_),
+        dtype(dtype_),
+        shape(std::move(shape_)),
+        strides(std::move(strides_)) {}
+
+  // The C view; valid while this object lives and is not modified.
+  lrelu_tensor_t c_view() const {
+    lrelu_tensor_t t;
+    t.data = data;
+    t.dtype = static_cast<lrelu_dtype_t>(dtype);
+    t.rank = static_cast<int32_t>(shape.size());
+    t.shape = shape.empty() ? nullptr : shape.data();
+    t.strides = strides.empty() ? nullptr : strides.data();
+    return t;
+  }
+};
+
+// An owning, C-contiguous tensor with 64-byte-aligned storage.
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(DType dtype, std::vector<int64_t> shape)
+      : dtype_(dtype), shape_(std::move(shape)) {
+    std::size_t count = 1;
+    for (int64_t d : shape_) {
+      if (d < 0) throw Error(LRELU_STATUS_INVALID_ARGUMENT, "negative dimension");
+      if (d != 0 && count > SIZE_MAX / static_cast<std::size_t>(d)) {
+        throw Error(LRELU_STATUS_SIZE_OVERFLOW, "element count overflows");
+      }
+      count *= static_cast<std::size_t>(d);
+    }
+    const std::size_t elem = dtype_size(dtype);
+    if (elem == 0) throw Error(LRELU_STATUS_UNSUPPORTED_DTYPE, "unsupported dtype");
+    if (count > SIZE_MAX / elem - 64) {
+      throw Error(LRELU_STATUS_SIZE_OVERFLOW, "byte size overflows");
+    }
+    bytes_ = count * elem;
+    if (bytes_ > 0) {
+      // aligned_alloc needs a size that is a multiple of the alignment.
+      void* p = std::aligned_alloc(64, (bytes_ + 63) / 64 * 64);
+      if (p == nullptr) throw Error(LRELU_STATUS_OUT_OF_MEMORY, "out of memory");
+      data_.reset(static_cast<unsigned char*>(p));
+    }
+  }
+
+  void* data() { return data_.get(); }
+  const void* data() const { return data_.get(); }
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  std::size_t size_bytes() const { return bytes_; }
+  std::size_t numel() const {
+    const std::size_t elem = dtype_size(dtype_);
+    return elem == 0 ? 0 : bytes_ / elem;
+  }
+  // A view of the whole tensor (mutable: the tensor owns the memory).
+  TensorView view() const { return TensorView(data_.get(), dtype_, shape_); }
+
+ private:
+  struct Free {
+    void operator()(unsigned char* p) const { std::free(p); }
+  };
+  DType dtype_ = DType::kFloat32;
+  std::vector<int64_t> shape_;
+  std::size_t bytes_ = 0;
+  std::unique_ptr<unsigned char, Free> data_;
+};
+
+// Per-call options (see lrelu_options_t).
+struct Options {
+  std::size_t threads = 0;  // 0 = all hardware threads
+  const lrelu_thread_pool_t* thread_pool = nullptr;
+  std::string variant;     // "" = auto; "reference", "contiguous", "strided"
+  std::string cpu_target;  // "" = best supported
+
+  lrelu_options_t c_options() const {
+    lrelu_options_t o;
+    lrelu_options_init(&o);
+    o.threads = threads;
+    o.thread_pool = thread_pool;
+    o.variant = variant.empty() ? nullptr : variant.c_str();
+    o.cpu_target = cpu_target.empty() ? nullptr : cpu_target.c_str();
+    return o;
+  }
+};
+
+// y = x < 0 ? alpha * x : x. y may be x (in-place).
+inline void leaky_relu(const TensorView& x, const TensorView& y,
+                       double alpha = kDefaultAlpha,
+                       const Options& options = Options()) {
+  const lrelu_tensor_t cx = x.c_view();
+  const lrelu_tensor_t cy = y.c_view();
+  const lrelu_options_t o = options.c_options();
+  check(lrelu_leaky_relu(&cx, alpha, &cy, &o));
+}
+
+// Allocates y with x's shape and dtype and returns it.
+inline Tensor leaky_relu(const TensorView& x, double alpha = kDefaultAlpha,
+                         const Options& options = Options()) {
+  Tensor y(x.dtype, x.shape);
+  leaky_relu(x, y.view(), alpha, options);
+  return y;
+}
+
+// dx = s < 0 ? alpha * dy : dy with s = x (or y, for alpha > 0).
+inline void leaky_relu_backward(const TensorView& dy, const TensorView& s,
+                                const TensorView& dx,
+                                double alpha = kDefaultAlpha,
+                                GradSource source = GradSource::kFromX,
+                                const Options& options = Options()) {
+  const lrelu_tensor_t cdy = dy.c_view();
+  const lrelu_tensor_t cs = s.c_view();
+  const lrelu_tensor_t cdx = dx.c_view();
+  const lrelu_options_t o = options.c_options();
+  check(lrelu_leaky_relu_backward(
+      &cdy, &cs, alpha, static_cast<lrelu_grad_source_t>(source), &cdx, &o));
+}
+
+// Allocates dx with dy's shape and dtype and returns it.
+inline Tensor leaky_relu_backward(const TensorView& dy, const TensorView& s,
+                                  double alpha = kDefaultAlpha,
+                                  GradSource source = GradSource::kFromX,
+                                  const Options& options = Options()) {
+  Tensor dx(dy.dtype, dy.shape);
+  leaky_relu_backward(dy, s, dx.view(), alpha, source, options);
+  return dx;
+}
+
+// The two-stage call as an RAII object: construct (stage one: validate and
+// plan), then execute() any number of times (stage two).
+class Executor {
+ public:
+  // Plans y = leaky_relu(x, alpha).
+  static Executor forward(const TensorView& x, double alpha,
+                          const TensorView& y,
+                          const Options& options = Options()) {
+    const lrelu_tensor_t cx = x.c_view();
+    const lrelu_tensor_t cy = y.c_view();
+    const lrelu_options_t o = options.c_options();
+    Executor e;
+    check(lrelu_leaky_relu_get_workspace_size(&cx, alpha, &cy, &o,
+                                              &e.workspace_size_, &e.raw_));
+    return e;
+  }
+
+  // Plans dx = leaky_relu_backward(dy, s, alpha, source).
+  static Executor backward(const TensorView& dy, const TensorView& s,
+                           double alpha, GradSource source,
+                           const TensorView& dx,
+                           const Options& options = Options()) {
+    const lrelu_tensor_t cdy = dy.c_view();
+    const lrelu_tensor_t cs = s.c_view();
+    const lrelu_tensor_t cdx = dx.c_view();
+    const lrelu_options_t o = options.c_options();
+    Executor e;
+    check(lrelu_leaky_relu_backward_get_workspace_size(
+        &cdy, &cs, alpha, static_cast<lrelu_grad_source_t>(source), &cdx, &o,
+        &e.workspace_size_, &e.raw_));
+    return e;
+  }
+
+  Executor(Executor&& other) noexcept
+      : raw_(std::exchange(other.raw_, nullptr)),
+        workspace_size_(other.workspace_size_) {}
+  Executor& operator=(Executor&& other) noexcept {
+    if (this != &other) {
+      lrelu_executor_destroy(raw_);
+      raw_ = std::exchange(other.raw_, nullptr);
+      workspace_size_ = other.workspace_size_;
+    }
+    return *this;
+  }
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+  ~Executor() { lrelu_executor_destroy(raw_); }
+
+  std::size_t workspace_size() const { return workspace_size_; }
+  // Runs the plan; allocates the workspace itself when none is given.
+  void execute(void* workspace = nullptr, std::size_t workspace_bytes = 0,
+               const lrelu_thread_pool_t* thread_pool = nullptr) {
+    std::vector<unsigned char> own;
+    if (workspace == nullptr && workspace_size_ > 0) {
+      own.resize(workspace_size_);
+      workspace = own.data();
+      workspace_bytes = own.size();
+    }
+    check(lrelu_execute(workspace, workspace_bytes, raw_, thread_pool));
+  }
+  std::string variant() const { return lrelu_executor_variant(raw_); }
+  std::string cpu_target() const { return lrelu_executor_cpu_target(raw_); }
+  std::size_t tasks() const { return lrelu_executor_tasks(raw_); }
+  lrelu_executor_t* get() const { return raw_; }
+
+ private:
+  Executor() = default;
+  lrelu_executor_t* raw_ = nullptr;
+  std::size_t workspace_size_ = 0;
+};
+
+// Library facts for `lrelu info` and the like.
+inline std::string version() { return lrelu_version(); }
+inline int contract_version() { return lrelu_contract_version(); }
+inline std::vector<std::string> cpu_targets() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < lrelu_cpu_target_count(); ++i) {
+    names.emplace_back(lrelu_cpu_target_name(i));
+  }
+  return names;
+}
+
+}  // namespace lrelu
+
+#endif  // LRELU_LRELU_HPP_

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs everything lrelu needs to build and test on Debian 12, as root or
+# through sudo. Idempotent; safe to re-run.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config git
+  # libraries
+  libhwy-dev libpthreadpool-dev nlohmann-json3-dev libcli11-dev libssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # Python: tests, the package, cross-checks
+  python3 python3-dev python3-venv python3-pip python3-numpy python3-pytest
+  python3-jsonschema python3-onnx python3-torch python3-xarray python3-dask
+  # OpenCL on the CPU
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

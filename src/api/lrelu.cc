@@ -1,0 +1,305 @@
+// The C ABI entry points: resolve options, validate and plan through
+// problem.cc and the backend, keep executors, report errors.
+#include "lrelu/lrelu.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_set>
+
+#include "api/backend.h"
+#include "api/error.h"
+#include "api/problem.h"
+#include "cpu/kernels.h"
+#include "cpu/thread_pool.h"
+
+struct lrelu_executor {
+  lrelu::Plan plan;
+};
+
+namespace lrelu {
+namespace {
+
+// Live executors: lets execute/destroy reject a destroyed or foreign handle
+// without ever reading its memory.
+class ExecutorRegistry {
+ public:
+  void Add(const lrelu_executor* e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_.insert(e);
+  }
+  bool Remove(const lrelu_executor* e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_.erase(e) == 1;
+  }
+  bool Contains(const lrelu_executor* e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_.count(e) == 1;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<const lrelu_executor*> live_;
+};
+
+ExecutorRegistry& Registry() {
+  static auto* registry = new ExecutorRegistry();  // never destroyed
+  return *registry;
+}
+
+// Copies the caller's options, field by field as far as its struct_size
+// reaches, over the defaults; then checks them.
+lrelu_status_t ResolveOptions(const lrelu_options_t* given,
+                              lrelu_options_t* options) {
+  lrelu_options_init(options);
+  if (given == nullptr) return LRELU_STATUS_OK;
+  if (given->struct_size < offsetof(lrelu_options_t, threads) + sizeof(size_t)) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "options.struct_size is %u: initialise options with "
+                "lrelu_options_init()",
+                given->struct_size);
+  }
+  std::memcpy(options, given,
+              std::min<size_t>(given->struct_size, sizeof(lrelu_options_t)));
+  options->struct_size = sizeof(lrelu_options_t);
+  if (options->backend != LRELU_BACKEND_CPU) {
+    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
+                "backend %d is not built into this library (available: cpu)",
+                static_cast<int>(options->backend));
+  }
+  const lrelu_thread_pool_t* pool = options->thread_pool;
+  if (pool != nullptr && (pool->parallel_for == nullptr || pool->concurrency == 0)) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "options.thread_pool needs a parallel_for function and a "
+                "concurrency of at least 1");
+  }
+  return LRELU_STATUS_OK;
+}
+
+lrelu_status_t PlanProblem(const lrelu_options_t* given, Plan* plan) {
+  lrelu_options_t options;
+  lrelu_status_t status = ResolveOptions(given, &options);
+  if (status != LRELU_STATUS_OK) return status;
+  plan->backend = &CpuBackend();
+  plan->has_pool = options.thread_pool != nullptr;
+  if (plan->has_pool) plan->pool = *options.thread_pool;
+  return plan->backend->plan(options, plan);
+}
+
+lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
+                       const lrelu_thread_pool_t* pool) {
+  if (workspace_size < plan.workspace_size) {
+    return Fail(LRELU_STATUS_WORKSPACE_TOO_SMALL,
+                "workspace is %zu bytes but the plan needs %zu", workspace_size,
+                plan.workspace_size);
+  }
+  if (plan.workspace_size > 0 && workspace == nullptr) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "workspace is NULL but the plan needs %zu bytes",
+                plan.workspace_size);
+  }
+  if (pool != nullptr && (pool->parallel_for == nullptr || pool->concurrency == 0)) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "thread_pool needs a parallel_for function and a concurrency "
+                "of at least 1");
+  }
+  if (pool == nullptr && plan.has_pool) pool = &plan.pool;
+  return plan.backend->execute(plan, workspace, workspace_size, pool);
+}
+
+// Stage one for both passes: plan into a new executor.
+lrelu_status_t NewExecutor(const Plan& plan, size_t* workspace_size,
+                           lrelu_executor_t** executor) {
+  auto* e = new (std::nothrow) lrelu_executor;
+  if (e == nullptr) return Fail(LRELU_STATUS_OUT_OF_MEMORY, "out of memory");
+  e->plan = plan;
+  Registry().Add(e);
+  *workspace_size = plan.workspace_size;
+  *executor = e;
+  return LRELU_STATUS_OK;
+}
+
+lrelu_status_t CheckOutputs(size_t* workspace_size, lrelu_executor_t** executor) {
+  if (workspace_size == nullptr || executor == nullptr) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "workspace_size and executor must not be NULL");
+  }
+  *executor = nullptr;
+  *workspace_size = 0;
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace
+}  // namespace lrelu
+
+using lrelu::Plan;
+
+extern "C" {
+
+void lrelu_options_init(lrelu_options_t* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->backend = LRELU_BACKEND_CPU;
+}
+
+lrelu_status_t lrelu_leaky_relu_get_workspace_size(
+    const lrelu_tensor_t* x, double alpha, const lrelu_tensor_t* y,
+    const lrelu_options_t* options, size_t* workspace_size,
+    lrelu_executor_t** executor) {
+  lrelu::ClearError();
+  lrelu_status_t status = lrelu::CheckOutputs(workspace_size, executor);
+  if (status != LRELU_STATUS_OK) return status;
+  Plan plan;
+  status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status != LRELU_STATUS_OK) return status;
+  return lrelu::NewExecutor(plan, workspace_size, executor);
+}
+
+lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
+                                const lrelu_tensor_t* y,
+                                const lrelu_options_t* options) {
+  lrelu::ClearError();
+  Plan plan;
+  lrelu_status_t status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
+    status = lrelu::Fail(LRELU_STATUS_INTERNAL,
+                         "plan needs a workspace; use the two-stage call");
+  }
+  if (status != LRELU_STATUS_OK) return status;
+  return lrelu::Execute(plan, nullptr, 0, nullptr);
+}
+
+lrelu_status_t lrelu_leaky_relu_backward_get_workspace_size(
+    const lrelu_tensor_t* dy, const lrelu_tensor_t* s, double alpha,
+    lrelu_grad_source_t source, const lrelu_tensor_t* dx,
+    const lrelu_options_t* options, size_t* workspace_size,
+    lrelu_executor_t** executor) {
+  lrelu::ClearError();
+  lrelu_status_t status = lrelu::CheckOutputs(workspace_size, executor);
+  if (status != LRELU_STATUS_OK) return status;
+  Plan plan;
+  status = lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status != LRELU_STATUS_OK) return status;
+  return lrelu::NewExecutor(plan, workspace_size, executor);
+}
+
+lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
+                                         const lrelu_tensor_t* s, double alpha,
+                                         lrelu_grad_source_t source,
+                                         const lrelu_tensor_t* dx,
+                                         const lrelu_options_t* options) {
+  lrelu::ClearError();
+  Plan plan;
+  lrelu_status_t status =
+      lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
+    status = lrelu::Fail(LRELU_STATUS_INTERNAL,
+                         "plan needs a workspace; use the two-stage call");
+  }
+  if (status != LRELU_STATUS_OK) return status;
+  return lrelu::Execute(plan, nullptr, 0, nullptr);
+}
+
+lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
+                             lrelu_executor_t* executor,
+                             const lrelu_thread_pool_t* thread_pool) {
+  lrelu::ClearError();
+  if (executor == nullptr || !lrelu::Registry().Contains(executor)) {
+    return lrelu::Fail(LRELU_STATUS_INVALID_EXECUTOR,
+                       "executor is NULL, destroyed or not from "
+                       "lrelu_*_get_workspace_size");
+  }
+  return lrelu::Execute(executor->plan, workspace, workspace_size, thread_pool);
+}
+
+const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
+  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return nullptr;
+  return executor->plan.variant;
+}
+
+const char* lrelu_executor_cpu_target(const lrelu_executor_t* executor) {
+  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return nullptr;
+  return executor->plan.target;
+}
+
+size_t lrelu_executor_tasks(const lrelu_executor_t* executor) {
+  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return 0;
+  return executor->plan.tasks;
+}
+
+void lrelu_executor_destroy(lrelu_executor_t* executor) {
+  if (executor == nullptr) return;
+  // A handle that is not live (double destroy) is ignored, not freed again.
+  if (lrelu::Registry().Remove(executor)) delete executor;
+}
+
+const char* lrelu_last_error(void) { return lrelu::LastError(); }
+
+const char* lrelu_status_string(lrelu_status_t status) {
+  switch (status) {
+    case LRELU_STATUS_OK: return "LRELU_STATUS_OK";
+    case LRELU_STATUS_INVALID_ARGUMENT: return "LRELU_STATUS_INVALID_ARGUMENT";
+    case LRELU_STATUS_UNSUPPORTED_DTYPE: return "LRELU_STATUS_UNSUPPORTED_DTYPE";
+    case LRELU_STATUS_DTYPE_MISMATCH: return "LRELU_STATUS_DTYPE_MISMATCH";
+    case LRELU_STATUS_SHAPE_MISMATCH: return "LRELU_STATUS_SHAPE_MISMATCH";
+    case LRELU_STATUS_SIZE_OVERFLOW: return "LRELU_STATUS_SIZE_OVERFLOW";
+    case LRELU_STATUS_OVERLAP: return "LRELU_STATUS_OVERLAP";
+    case LRELU_STATUS_NULL_DATA: return "LRELU_STATUS_NULL_DATA";
+    case LRELU_STATUS_WORKSPACE_TOO_SMALL: return "LRELU_STATUS_WORKSPACE_TOO_SMALL";
+    case LRELU_STATUS_INVALID_ALPHA: return "LRELU_STATUS_INVALID_ALPHA";
+    case LRELU_STATUS_UNSUPPORTED_VARIANT: return "LRELU_STATUS_UNSUPPORTED_VARIANT";
+    case LRELU_STATUS_BACKEND_UNAVAILABLE: return "LRELU_STATUS_BACKEND_UNAVAILABLE";
+    case LRELU_STATUS_OUT_OF_MEMORY: return "LRELU_STATUS_OUT_OF_MEMORY";
+    case LRELU_STATUS_INVALID_EXECUTOR: return "LRELU_STATUS_INVALID_EXECUTOR";
+    case LRELU_STATUS_INTERNAL: return "LRELU_STATUS_INTERNAL";
+  }
+  return "LRELU_STATUS_UNKNOWN";
+}
+
+const char* lrelu_dtype_name(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32: return "float32";
+    case LRELU_DTYPE_FLOAT16: return "float16";
+    case LRELU_DTYPE_BFLOAT16: return "bfloat16";
+    case LRELU_DTYPE_FLOAT64: return "float64";
+  }
+  return nullptr;
+}
+
+size_t lrelu_dtype_size(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32: return 4;
+    case LRELU_DTYPE_FLOAT16: return 2;
+    case LRELU_DTYPE_BFLOAT16: return 2;
+    case LRELU_DTYPE_FLOAT64: return 8;
+  }
+  return 0;
+}
+
+const char* lrelu_version(void) { return LRELU_VERSION_STRING; }
+
+int lrelu_contract_version(void) { return LRELU_CONTRACT_VERSION; }
+
+size_t lrelu_cpu_target_count(void) {
+  return lrelu::cpu::RunnableTargets().size();
+}
+
+const char* lrelu_cpu_target_name(size_t i) {
+  const auto& targets = lrelu::cpu::RunnableTargets();
+  return i < targets.size() ? targets[i].name : nullptr;
+}
+
+const char* lrelu_cpu_targets_compiled(void) {
+  return lrelu::cpu::CompiledTargetNames();
+}
+
+size_t lrelu_hardware_threads(void) { return lrelu::cpu::HardwareThreads(); }
+
+}  // extern "C"

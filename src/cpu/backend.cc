@@ -1,0 +1,208 @@
+// The CPU backend: picks the variant (reference, contiguous, strided), the
+// SIMD target and the tiling, and runs the tasks on a thread pool.
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "api/backend.h"
+#include "api/error.h"
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/strided.h"
+#include "cpu/thread_pool.h"
+#include "cpu/tiling.h"
+#include "reference/reference.h"
+
+namespace lrelu {
+namespace {
+
+using cpu::Kernel;
+using cpu::KernelArgs;
+
+enum class Variant { kEmpty, kReference, kContiguous, kStrided };
+
+// Below this many bytes moved per task, waking another thread costs more
+// than it saves (measured with bench/, see docs/performance.md).
+constexpr size_t kMinTaskBytes = size_t{96} << 10;
+// Outputs at least this large go around the caches (non-temporal stores):
+// they would not stay cached anyway, and skipping the read-for-ownership
+// saves a third of the memory traffic.
+constexpr size_t kStreamBytes = size_t{8} << 20;
+// Tile edges: one cache line.
+constexpr size_t kLineBytes = 64;
+
+struct CpuState {
+  Variant variant;
+  Kernel kernel;
+  KernelArgs args;  // alpha, dtype; pointers filled per task
+  size_t head;      // elements before the first cache-line edge of out
+  size_t block;     // elements per cache line
+};
+static_assert(sizeof(CpuState) <= sizeof(Plan::state), "Plan::state too small");
+
+void ReferenceKernel(const KernelArgs& a) {
+  reference::Apply(a.dtype, a.v, a.s, a.out, a.n, a.alpha);
+}
+
+const char* VariantName(Variant v) {
+  switch (v) {
+    case Variant::kEmpty: return "empty";
+    case Variant::kReference: return "reference";
+    case Variant::kContiguous: return "contiguous";
+    case Variant::kStrided: return "strided";
+  }
+  return "";
+}
+
+lrelu_status_t FindTarget(const char* name, const cpu::Target** target) {
+  const auto& targets = cpu::RunnableTargets();
+  if (name == nullptr || name[0] == '\0') {
+    *target = &targets.front();
+    return LRELU_STATUS_OK;
+  }
+  std::string available;
+  for (const auto& t : targets) {
+    if (std::strcmp(t.name, name) == 0) {
+      *target = &t;
+      return LRELU_STATUS_OK;
+    }
+    available += available.empty() ? "" : ", ";
+    available += t.name;
+  }
+  return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+              "cpu target '%s' is not compiled in or not supported by this "
+              "CPU (available: %s)",
+              name, available.c_str());
+}
+
+lrelu_status_t ChooseVariant(const char* name, const Problem& p,
+                             Variant* variant) {
+  const bool automatic =
+      name == nullptr || name[0] == '\0' || std::strcmp(name, "auto") == 0;
+  Variant wanted;
+  if (automatic) {
+    wanted = p.dense ? Variant::kContiguous : Variant::kStrided;
+  } else if (std::strcmp(name, "reference") == 0) {
+    wanted = Variant::kReference;
+  } else if (std::strcmp(name, "contiguous") == 0) {
+    wanted = Variant::kContiguous;
+  } else if (std::strcmp(name, "strided") == 0) {
+    wanted = Variant::kStrided;
+  } else {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "unknown variant '%s' (use auto, reference, contiguous or "
+                "strided)",
+                name);
+  }
+  if (wanted == Variant::kContiguous && !p.dense) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                "variant 'contiguous' needs every operand to be one dense run; "
+                "these views are strided (use 'strided' or 'auto')");
+  }
+  *variant = p.n == 0 ? Variant::kEmpty : wanted;
+  return LRELU_STATUS_OK;
+}
+
+lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
+  const Problem& p = plan->problem;
+  const cpu::Target* target = nullptr;
+  lrelu_status_t status = FindTarget(options.cpu_target, &target);
+  if (status != LRELU_STATUS_OK) return status;
+  Variant variant;
+  status = ChooseVariant(options.variant, p, &variant);
+  if (status != LRELU_STATUS_OK) return status;
+
+  CpuState state{};
+  state.variant = variant;
+  state.args.alpha = p.alpha;
+  state.args.alpha32 = static_cast<float>(p.alpha);
+  state.args.dtype = p.dtype;
+  state.block = kLineBytes / p.elem_size;
+  plan->variant = VariantName(variant);
+  plan->target = target->name;
+  plan->workspace_size = 0;
+  plan->tasks = 1;
+
+  const size_t n = static_cast<size_t>(p.n);
+  const size_t out_bytes = n * p.elem_size;
+  const size_t operands = p.op == Op::kForward ? 2 : 3;
+  const size_t max_tasks = options.threads != 0
+                               ? options.threads
+                               : (plan->has_pool ? plan->pool.concurrency
+                                                 : cpu::HardwareThreads());
+  if (variant != Variant::kEmpty) {
+    plan->tasks = cpu::ChooseTasks(out_bytes * operands, max_tasks,
+                                   kMinTaskBytes);
+  }
+  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
+  const bool element_aligned = out_address % p.elem_size == 0;
+  if (variant == Variant::kContiguous && element_aligned) {
+    state.head = (kLineBytes - out_address % kLineBytes) % kLineBytes /
+                 p.elem_size;
+  }
+  const bool stream = variant == Variant::kContiguous && !p.in_place &&
+                      element_aligned && out_bytes >= kStreamBytes;
+  const int dtype = cpu::DTypeIndex(p.dtype);
+  const cpu::KernelTable& kernels = cpu::KernelsFor(target->bit);
+  if (variant == Variant::kReference) {
+    state.kernel = &ReferenceKernel;
+  } else if (p.op == Op::kForward) {
+    state.kernel = kernels.forward[dtype][stream ? 1 : 0];
+  } else {
+    state.kernel = kernels.backward[dtype][stream ? 1 : 0];
+  }
+  std::memcpy(plan->state, &state, sizeof(state));
+  return LRELU_STATUS_OK;
+}
+
+struct TaskContext {
+  const Plan* plan;
+  CpuState state;
+};
+
+void RunTask(void* context, size_t index) {
+  const auto& c = *static_cast<const TaskContext*>(context);
+  const Problem& p = c.plan->problem;
+  cpu::DefaultFloatEnv env;
+  const size_t n = static_cast<size_t>(p.n);
+  if (p.dense) {
+    const size_t block = c.state.block;
+    const cpu::Range r =
+        cpu::SplitRange(n, c.state.head, block, c.plan->tasks, index);
+    if (r.begin >= r.end) return;
+    KernelArgs args = c.state.args;
+    const size_t offset = r.begin * p.elem_size;
+    args.v = static_cast<const char*>(p.v) + offset;
+    args.s = static_cast<const char*>(p.s) + offset;
+    args.out = static_cast<char*>(p.out) + offset;
+    args.n = r.end - r.begin;
+    c.state.kernel(args);
+  } else {
+    const cpu::Range r = cpu::SplitRange(n, 0, 1, c.plan->tasks, index);
+    cpu::RunStrided(p, c.state.kernel, c.state.args,
+                    static_cast<int64_t>(r.begin), static_cast<int64_t>(r.end));
+  }
+}
+
+lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
+                          const lrelu_thread_pool_t* pool) {
+  TaskContext context{&plan, {}};
+  std::memcpy(&context.state, plan.state, sizeof(context.state));
+  if (context.state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
+  if (plan.tasks <= 1) {
+    RunTask(&context, 0);
+  } else {
+    if (pool == nullptr) pool = &cpu::OwnThreadPool();
+    pool->parallel_for(pool->pool_context, &RunTask, &context, plan.tasks);
+  }
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace
+
+const Backend& CpuBackend() {
+  static const Backend backend = {"cpu", &CpuPlan, &CpuExecute};
+  return backend;
+}
+
+}  // namespace lrelu

@@ -1,0 +1,282 @@
+// The contiguous SIMD kernels, compiled once per Highway target
+// (foreach_target.h re-includes this file), plus the target table.
+#include "cpu/kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/kernels.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h to avoid redefinition errors.
+#include "cpu/convert-inl.h"
+#include "hwy/cache_control.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Per dtype: the storage lane type T, the vector tag that holds one float32
+// (or float64) vector's worth of T, and the element rule on raw lanes. Masks
+// come from s, values from v; lanes where s is not negative keep v's bits.
+template <lrelu_dtype_t kDType>
+struct Rule;
+
+template <>
+struct Rule<LRELU_DTYPE_FLOAT32> {
+  using T = float;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
+                                     float alpha32, double) {
+    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)),
+                          hn::Mul(v, hn::Set(d, alpha32)), v);
+  }
+};
+
+template <>
+struct Rule<LRELU_DTYPE_FLOAT64> {
+  using T = double;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s, float,
+                                     double alpha) {
+    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), hn::Mul(v, hn::Set(d, alpha)),
+                          v);
+  }
+};
+
+// 16-bit storage: s < 0 is an integer test on the bits (negative finite or
+// -inf: bits - 1, as int16, below the -inf pattern's), so NaN payloads never
+// go through a conversion.
+template <>
+struct Rule<LRELU_DTYPE_FLOAT16> {
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
+                                     float alpha32, double) {
+    const hn::Rebind<float, D> df;
+    const hn::RebindToSigned<D> di;
+    const auto negative = hn::RebindMask(
+        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
+                  hn::Set(di, int16_t{-1024})));
+    const auto y = FloatToHalfBits(
+        d, hn::Mul(HalfBitsToFloat(df, v), hn::Set(df, alpha32)));
+    return hn::IfThenElse(negative, y, v);
+  }
+};
+
+template <>
+struct Rule<LRELU_DTYPE_BFLOAT16> {
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
+                                     float alpha32, double) {
+    const hn::Rebind<float, D> df;
+    const hn::RebindToSigned<D> di;
+    const auto negative = hn::RebindMask(
+        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
+                  hn::Set(di, int16_t{-128})));
+    const auto y = FloatToBFloat16Bits(
+        d, hn::Mul(BFloat16BitsToFloat(df, v), hn::Set(df, alpha32)));
+    return hn::IfThenElse(negative, y, v);
+  }
+};
+
+// The vector tag for dtype storage: as many lanes as one full float32 (or
+// float64) vector, so the float arithmetic always uses full vectors.
+template <lrelu_dtype_t kDType>
+using StorageTag = std::conditional_t<
+    sizeof(typename Rule<kDType>::T) == 2,
+    hn::Rebind<uint16_t, hn::ScalableTag<float>>,
+    hn::ScalableTag<typename Rule<kDType>::T>>;
+
+// Fewer than one vector of elements (the head before the aligned main loop
+// and the tail after it). AVX-512 has true masked loads and stores, which
+// never touch memory outside the mask; elsewhere go one lane at a time with
+// the same operations, so results are identical.
+template <lrelu_dtype_t kDType, bool kForward>
+HWY_INLINE void Partial(const typename Rule<kDType>::T* v,
+                        const typename Rule<kDType>::T* s,
+                        typename Rule<kDType>::T* out, size_t count,
+                        float alpha32, double alpha) {
+  using R = Rule<kDType>;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const StorageTag<kDType> d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t i = 0; i < count; i += lanes) {
+    const auto m = hn::FirstN(d, std::min(lanes, count - i));
+    const auto vv = hn::MaskedLoad(m, d, v + i);
+    const auto sv = kForward ? vv : hn::MaskedLoad(m, d, s + i);
+    hn::BlendedStore(R::Apply(d, vv, sv, alpha32, alpha), m, d, out + i);
+  }
+#else
+  using D1 = std::conditional_t<sizeof(typename R::T) == 2,
+                                hn::Rebind<uint16_t, hn::CappedTag<float, 1>>,
+                                hn::CappedTag<typename R::T, 1>>;
+  const D1 d1;
+  for (size_t i = 0; i < count; ++i) {
+    const auto vv = hn::LoadU(d1, v + i);
+    const auto sv = kForward ? vv : hn::LoadU(d1, s + i);
+    hn::StoreU(R::Apply(d1, vv, sv, alpha32, alpha), d1, out + i);
+  }
+#endif
+}
+
+template <lrelu_dtype_t kDType, bool kForward, bool kStream>
+HWY_INLINE void StoreVector(hn::Vec<StorageTag<kDType>> y,
+                            typename Rule<kDType>::T* out) {
+  const StorageTag<kDType> d;
+  if (kStream) {
+    hn::Stream(y, d, out);
+  } else {
+    hn::Store(y, d, out);
+  }
+}
+
+// The contiguous kernel: a head up to the first vector-aligned output
+// element, an aligned main loop unrolled four times, a single-vector loop,
+// and an exact tail. Aligned stores are what non-temporal stores need, and
+// they never split a cache line.
+template <lrelu_dtype_t kDType, bool kForward, bool kStream>
+void Contiguous(const KernelArgs& args) {
+  using R = Rule<kDType>;
+  using T = typename R::T;
+  const StorageTag<kDType> d;
+  const size_t lanes = hn::Lanes(d);
+  const T* v = static_cast<const T*>(args.v);
+  const T* s = kForward ? v : static_cast<const T*>(args.s);
+  T* out = static_cast<T*>(args.out);
+  const size_t n = args.n;
+  const float alpha32 = args.alpha32;
+  const double alpha = args.alpha;
+
+  const size_t vector_bytes = lanes * sizeof(T);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(out);
+  size_t i = 0;
+  if (address % sizeof(T) != 0) {
+    // Not even element-aligned: no aligned loop is possible (the planner
+    // never streams here).
+    for (; i + lanes <= n; i += lanes) {
+      const auto vv = hn::LoadU(d, v + i);
+      const auto sv = kForward ? vv : hn::LoadU(d, s + i);
+      hn::StoreU(R::Apply(d, vv, sv, alpha32, alpha), d, out + i);
+    }
+    Partial<kDType, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
+    return;
+  }
+  const size_t head = std::min(
+      n, (vector_bytes - address % vector_bytes) % vector_bytes / sizeof(T));
+  Partial<kDType, kForward>(v, s, out, head, alpha32, alpha);
+  i = head;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    const auto v0 = hn::LoadU(d, v + i);
+    const auto v1 = hn::LoadU(d, v + i + lanes);
+    const auto v2 = hn::LoadU(d, v + i + 2 * lanes);
+    const auto v3 = hn::LoadU(d, v + i + 3 * lanes);
+    const auto s0 = kForward ? v0 : hn::LoadU(d, s + i);
+    const auto s1 = kForward ? v1 : hn::LoadU(d, s + i + lanes);
+    const auto s2 = kForward ? v2 : hn::LoadU(d, s + i + 2 * lanes);
+    const auto s3 = kForward ? v3 : hn::LoadU(d, s + i + 3 * lanes);
+    StoreVector<kDType, kForward, kStream>(R::Apply(d, v0, s0, alpha32, alpha),
+                                           out + i);
+    StoreVector<kDType, kForward, kStream>(R::Apply(d, v1, s1, alpha32, alpha),
+                                           out + i + lanes);
+    StoreVector<kDType, kForward, kStream>(R::Apply(d, v2, s2, alpha32, alpha),
+                                           out + i + 2 * lanes);
+    StoreVector<kDType, kForward, kStream>(R::Apply(d, v3, s3, alpha32, alpha),
+                                           out + i + 3 * lanes);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const auto vv = hn::LoadU(d, v + i);
+    const auto sv = kForward ? vv : hn::LoadU(d, s + i);
+    StoreVector<kDType, kForward, kStream>(R::Apply(d, vv, sv, alpha32, alpha),
+                                           out + i);
+  }
+  Partial<kDType, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
+  if (kStream) hwy::FlushStream();
+}
+
+template <lrelu_dtype_t kDType>
+void FillDType(KernelTable* table) {
+  const int t = DTypeIndex(kDType);
+  table->forward[t][0] = &Contiguous<kDType, true, false>;
+  table->forward[t][1] = &Contiguous<kDType, true, true>;
+  table->backward[t][0] = &Contiguous<kDType, false, false>;
+  table->backward[t][1] = &Contiguous<kDType, false, true>;
+}
+
+void FillKernelTable(KernelTable* table) {
+  FillDType<LRELU_DTYPE_FLOAT32>(table);
+  FillDType<LRELU_DTYPE_FLOAT16>(table);
+  FillDType<LRELU_DTYPE_BFLOAT16>(table);
+  FillDType<LRELU_DTYPE_FLOAT64>(table);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lrelu::cpu {
+
+HWY_EXPORT(FillKernelTable);
+
+namespace {
+
+// The slot of `target` in Highway's dispatch tables, computed the way
+// hwy::ChosenTarget does, so a call can pick its target without touching
+// Highway's process-wide choice.
+size_t DispatchIndex(int64_t target) {
+  const int64_t mask = (HWY_CHOSEN_TARGET_SHIFT(target) |
+                        HWY_CHOSEN_TARGET_MASK_SCALAR) &
+                       HWY_CHOSEN_TARGET_MASK_TARGETS;
+  return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
+}
+
+constexpr size_t kTableSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
+
+}  // namespace
+
+const std::vector<Target>& RunnableTargets() {
+  static const std::vector<Target> targets = [] {
+    std::vector<Target> list;
+    // Lower bits are better targets on every architecture Highway knows.
+    for (int64_t bits = hwy::SupportedTargets() & HWY_TARGETS; bits != 0;
+         bits &= bits - 1) {
+      const int64_t bit = bits & -bits;
+      list.push_back({bit, hwy::TargetName(bit)});
+    }
+    return list;
+  }();
+  return targets;
+}
+
+const char* CompiledTargetNames() {
+  static const std::string names = [] {
+    std::string list;
+    for (int64_t bits = HWY_TARGETS; bits != 0; bits &= bits - 1) {
+      if (!list.empty()) list += ' ';
+      list += hwy::TargetName(bits & -bits);
+    }
+    return list;
+  }();
+  return names.c_str();
+}
+
+const KernelTable& KernelsFor(int64_t target) {
+  static KernelTable tables[kTableSlots];
+  static std::once_flag filled[kTableSlots];
+  const size_t index = DispatchIndex(target);
+  std::call_once(filled[index], [index] {
+    HWY_DISPATCH_TABLE(FillKernelTable)[index](&tables[index]);
+  });
+  return tables[index];
+}
+
+}  // namespace lrelu::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,58 @@
+// Contiguous SIMD kernels of the CPU backend, one set per Highway target.
+// The plain (ISA-free) side of the Highway skeleton: kernels.cc compiles the
+// kernels once per target and exports a table of them.
+#ifndef LRELU_SRC_CPU_KERNELS_H_
+#define LRELU_SRC_CPU_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+
+namespace lrelu::cpu {
+
+// out[i] = s[i] < 0 ? alpha * v[i] : v[i] for i in [0, n). The forward pass
+// is v == s == x; the gradient is v == dy, s == x (or y). out may equal v or
+// s exactly. Pointers need no alignment beyond none at all.
+struct KernelArgs {
+  const void* v;
+  const void* s;
+  void* out;
+  size_t n;
+  float alpha32;  // alpha rounded to float32 once (32- and 16-bit dtypes)
+  double alpha;   // alpha as given (float64)
+  lrelu_dtype_t dtype;
+};
+
+using Kernel = void (*)(const KernelArgs& args);
+
+// Index of a dtype in the tables below.
+inline int DTypeIndex(lrelu_dtype_t dtype) { return static_cast<int>(dtype) - 1; }
+constexpr int kNumDTypes = 4;
+
+// The kernels of one target. [dtype][stream]: stream = 1 writes out with
+// non-temporal stores (for outputs far larger than the caches).
+struct KernelTable {
+  Kernel forward[kNumDTypes][2];
+  Kernel backward[kNumDTypes][2];
+};
+
+// A Highway target (one HWY_* bit) compiled in and runnable on this CPU.
+struct Target {
+  int64_t bit;
+  const char* name;
+};
+
+// Targets compiled in that this CPU runs, best first. Never empty.
+const std::vector<Target>& RunnableTargets();
+
+// Names of every target compiled in, best first, separated by spaces.
+const char* CompiledTargetNames();
+
+// The kernels compiled for `target`, which must be in RunnableTargets().
+const KernelTable& KernelsFor(int64_t target);
+
+}  // namespace lrelu::cpu
+
+#endif  // LRELU_SRC_CPU_KERNELS_H_

@@ -1,0 +1,46 @@
+#include "cpu/thread_pool.h"
+
+#include <pthreadpool.h>
+#include <sched.h>
+#include <unistd.h>
+
+namespace lrelu::cpu {
+namespace {
+
+void ParallelFor(void* pool_context, lrelu_task_fn task, void* task_context,
+                 size_t task_count) {
+  auto pool = static_cast<pthreadpool_t>(pool_context);
+  // pthreadpool serialises concurrent callers on one pool, which is correct,
+  // and its calling thread takes part in the work.
+  pthreadpool_parallelize_1d(pool, task, task_context, task_count, 0);
+}
+
+}  // namespace
+
+size_t HardwareThreads() {
+  static const size_t count = [] {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      const int n = CPU_COUNT(&set);
+      if (n > 0) return static_cast<size_t>(n);
+    }
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<size_t>(n) : size_t{1};
+  }();
+  return count;
+}
+
+const lrelu_thread_pool_t& OwnThreadPool() {
+  // Created once, never destroyed: worker threads must outlive every call,
+  // including calls from other static destructors.
+  static const lrelu_thread_pool_t pool = [] {
+    lrelu_thread_pool_t p;
+    p.parallel_for = &ParallelFor;
+    p.pool_context = pthreadpool_create(HardwareThreads());
+    p.concurrency = HardwareThreads();
+    return p;
+  }();
+  return pool;
+}
+
+}  // namespace lrelu::cpu

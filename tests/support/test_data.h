@@ -1,0 +1,52 @@
+// Shared helpers for the tests: random tensors full of special values, and a
+// bit-exact comparison against the reference oracle with contract v1's one
+// allowance (a NaN the product makes may be any NaN).
+#ifndef LRELU_TESTS_SUPPORT_TEST_DATA_H_
+#define LRELU_TESTS_SUPPORT_TEST_DATA_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+
+namespace lrelu::testing {
+
+// Raw storage bytes of n elements: a mix of ordinary values of both signs,
+// and specials (+-0, +-inf, quiet/signalling/negative NaNs with payloads,
+// subnormals, extremes), spread all over.
+std::vector<unsigned char> RandomBits(lrelu_dtype_t dtype, size_t n,
+                                      std::mt19937_64& rng);
+
+// Special bit patterns of a dtype (as uint64_t, low bits used).
+std::vector<uint64_t> SpecialBits(lrelu_dtype_t dtype);
+
+bool IsNaNBits(lrelu_dtype_t dtype, uint64_t bits);
+bool IsNegativeBits(lrelu_dtype_t dtype, uint64_t bits);  // value < 0
+uint64_t LoadBits(lrelu_dtype_t dtype, const void* base, size_t i);
+void StoreBits(lrelu_dtype_t dtype, void* base, size_t i, uint64_t bits);
+
+// Checks actual[i] against the oracle for out = s < 0 ? alpha * v : v over
+// n contiguous elements. Returns "" when all match, else a description of
+// the first mismatch.
+std::string CompareWithReference(lrelu_dtype_t dtype, const void* v,
+                                 const void* s, const void* actual, size_t n,
+                                 double alpha);
+
+// Checks one element given the expected (oracle) bits.
+bool ElementMatches(lrelu_dtype_t dtype, uint64_t s_bits, uint64_t expected,
+                    uint64_t actual);
+
+std::vector<lrelu_dtype_t> AllDTypes();
+
+// Alphas every sweep covers: the default, ordinary, 0, negative, > 1, +-inf,
+// NaN, -0 and values that underflow or overflow products.
+std::vector<double> SweepAlphas();
+
+std::string Hex(uint64_t bits, size_t bytes);
+
+}  // namespace lrelu::testing
+
+#endif  // LRELU_TESTS_SUPPORT_TEST_DATA_H_

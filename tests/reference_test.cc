@@ -79,7 +79,7 @@ TEST(Reference, FloatToHalfMatchesCompilerNearEveryHalf) {
 
 TEST(Reference, FloatToHalfMatchesCompilerOnRandomFloats) {
   std::mt19937 rng(1);
-  for (int i = 0; i < 2000000; ++i) ExpectFloatToHalf(BitsFloat(rng()));
+  for (int i = 0; i < 2000000; ++i) ExpectFloatToHalf(BitsFloat(static_cast<uint32_t>(rng())));
 }
 
 // bfloat16 by brute force: the nearest of the two bfloat16 neighbours in
@@ -101,7 +101,7 @@ TEST(Reference, FloatToBFloat16IsNearestEven) {
   std::mt19937 rng(2);
   for (int i = 0; i < 4000000; ++i) {
     const uint32_t bits = i < 1 << 16 ? (static_cast<uint32_t>(i) << 16) | 0x8000u
-                                      : rng();
+                                      : static_cast<uint32_t>(rng());
     const float f = BitsFloat(bits);
     if (std::isnan(f)) {
       const uint16_t b = FloatToBFloat16(f);

@@ -137,7 +137,7 @@ TEST_P(TargetTest, ServedByTheForcedTarget) {
 
 INSTANTIATE_TEST_SUITE_P(AllCompiled, TargetTest,
                          ::testing::ValuesIn(CompiledTargets()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 TEST(Targets, BestIsListedFirstAndUnknownIsRefused) {
   ASSERT_GE(lrelu_cpu_target_count(), 1u);

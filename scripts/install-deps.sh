@@ -17,6 +17,9 @@ PACKAGES=(
   python3-jsonschema python3-onnx python3-torch python3-xarray python3-dask
   # OpenCL on the CPU
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  # WGSL test on a CPU Vulkan device (lavapipe); wgpu itself comes from PyPI
+  # through scripts/setup-gpu-python.sh
+  mesa-vulkan-drivers libvulkan1
 )
 
 missing=()

@@ -5,9 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
-if [ -x scripts/setup-python.sh ]; then ./scripts/setup-python.sh; fi
+./scripts/setup-python.sh          # nanobind, ml_dtypes into .venv
+./scripts/setup-gpu-python.sh      # wgpu (WGSL on lavapipe) into .venv
 preset=ci
-if [ ! -x .venv/bin/python ]; then preset=release; fi
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 ctest --preset "$preset" --label-exclude long

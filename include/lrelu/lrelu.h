@@ -67,7 +67,10 @@ typedef enum lrelu_status {
   LRELU_STATUS_BACKEND_UNAVAILABLE = 11, /**< backend not built in or no device. */
   LRELU_STATUS_OUT_OF_MEMORY = 12,
   LRELU_STATUS_INVALID_EXECUTOR = 13, /**< NULL, destroyed or foreign executor. */
-  LRELU_STATUS_INTERNAL = 14
+  LRELU_STATUS_INTERNAL = 14,
+  /* Makes every int a valid value, so a bad value from a caller is an
+   * error that lrelu can report rather than undefined behaviour. */
+  LRELU_STATUS_MAX_ENUM_ = 0x7fffffff
 } lrelu_status_t;
 
 /** Element types. The values are stable ABI. */
@@ -75,20 +78,33 @@ typedef enum lrelu_dtype {
   LRELU_DTYPE_FLOAT32 = 1,
   LRELU_DTYPE_FLOAT16 = 2,  /**< IEEE 754 binary16. */
   LRELU_DTYPE_BFLOAT16 = 3, /**< The upper 16 bits of a float32. */
-  LRELU_DTYPE_FLOAT64 = 4
+  LRELU_DTYPE_FLOAT64 = 4,
+  LRELU_DTYPE_MAX_ENUM_ = 0x7fffffff
 } lrelu_dtype_t;
 
 /** Where the data lives and which implementation runs. */
 typedef enum lrelu_backend {
-  LRELU_BACKEND_CPU = 0
+  LRELU_BACKEND_CPU = 0,
+  /** NVIDIA GPUs. tensor.data are DEVICE pointers (cudaMalloc, managed or
+   * mapped host memory); work is queued on options.stream and the call
+   * returns without waiting. Dense views only. Variants "vec4" (16-byte
+   * accesses on the aligned body) and "scalar". */
+  LRELU_BACKEND_CUDA = 1,
+  /** OpenCL devices (e.g. PoCL on the CPU). tensor.data are HOST pointers:
+   * each call copies inputs to the device and the output back, and returns
+   * when the output is written. Dense views only. Variants "vec4", "scalar".
+   * float64 needs cl_khr_fp64. */
+  LRELU_BACKEND_OPENCL = 2,
+  LRELU_BACKEND_MAX_ENUM_ = 0x7fffffff
 } lrelu_backend_t;
 
 /** Which tensor the gradient reads its sign from. */
 typedef enum lrelu_grad_source {
   LRELU_GRAD_FROM_X = 0, /**< dx = x < 0 ? alpha * dy : dy (always valid). */
-  LRELU_GRAD_FROM_Y = 1  /**< dx = y < 0 ? alpha * dy : dy; needs alpha > 0.
+  LRELU_GRAD_FROM_Y = 1, /**< dx = y < 0 ? alpha * dy : dy; needs alpha > 0.
                               Equals FROM_X except where alpha * x underflowed
                               to -0 (y then no longer shows the sign). */
+  LRELU_GRAD_SOURCE_MAX_ENUM_ = 0x7fffffff
 } lrelu_grad_source_t;
 
 /** A non-owning view of a tensor.
@@ -142,8 +158,13 @@ typedef struct lrelu_options {
   /** Force a SIMD target by name (one of lrelu_cpu_target_name); NULL = the
    * best one this CPU supports. Used to test every compiled target. */
   const char* cpu_target;
-  /** Backend; LRELU_BACKEND_CPU is the only one today. */
+  /** Backend (see lrelu_backend_t); LRELU_BACKEND_CPU by default. */
   lrelu_backend_t backend;
+  /** Device backends: the queue to run on. CUDA: a cudaStream_t, NULL = the
+   * default stream. OpenCL: must be NULL (it uses its own queue). */
+  void* stream;
+  /** Device backends: device index in [0, lrelu_device_count(backend)). */
+  int32_t device;
 } lrelu_options_t;
 
 /** An opaque plan: validated arguments, chosen variant and tiling. */
@@ -260,6 +281,47 @@ LRELU_API const char* lrelu_cpu_targets_compiled(void);
 
 /** Hardware threads lrelu's own pool uses. */
 LRELU_API size_t lrelu_hardware_threads(void);
+
+/* ------------------------------------------------------------------------ */
+/* Device backends and kernel source                                        */
+/* ------------------------------------------------------------------------ */
+
+/** "cpu", "cuda", "opencl", or NULL. */
+LRELU_API const char* lrelu_backend_name(lrelu_backend_t backend);
+
+/** 1 when the backend is compiled into this library (CPU: always). */
+LRELU_API int lrelu_backend_built(lrelu_backend_t backend);
+
+/** 1 when the backend is built and sees at least one device now. */
+LRELU_API int lrelu_backend_available(lrelu_backend_t backend);
+
+/** Devices of the backend (CPU: 1; 0 when not built or no device). */
+LRELU_API int lrelu_device_count(lrelu_backend_t backend);
+
+/** Name of device i of the backend, or NULL when out of range. */
+LRELU_API const char* lrelu_device_name(lrelu_backend_t backend, int i);
+
+/** Why the backend has no device ("" when it has one), e.g. "backend cuda
+ * is not built into this library" or the driver's own message. Valid until
+ * the calling thread's next call of this function. */
+LRELU_API const char* lrelu_backend_unavailable_reason(lrelu_backend_t backend);
+
+/** Kernel source text for another runtime (code emission).
+ * @param target "wgsl" (the unary-scalar / unary-vec4 templates rendered;
+ *   float32 and float16 only; entry points `forward` and `backward`),
+ *   "opencl" (lrelu.cl, as the OpenCL backend builds it) or "cuda" (the
+ *   device code plus an extern "C" entry point, ready for NVRTC).
+ * @param variant "scalar" or "vec4".
+ * @param workgroup_size WGSL workgroup size, 0 = 256; ignored otherwise.
+ * @param buffer receives the text and a NUL; NULL to ask for the length.
+ * @param buffer_size bytes at buffer; must exceed the length.
+ * @param length receives the length of the text, without the NUL. */
+LRELU_API lrelu_status_t lrelu_kernel_source(const char* target,
+                                             lrelu_dtype_t dtype,
+                                             const char* variant,
+                                             uint32_t workgroup_size,
+                                             char* buffer, size_t buffer_size,
+                                             size_t* length);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -150,6 +150,10 @@ struct Options {
   const lrelu_thread_pool_t* thread_pool = nullptr;
   std::string variant;     // "" = auto; "reference", "contiguous", "strided"
   std::string cpu_target;  // "" = best supported
+  // Device backends (see lrelu_backend_t): where data lives and runs.
+  lrelu_backend_t backend = LRELU_BACKEND_CPU;
+  void* stream = nullptr;  // CUDA: cudaStream_t (NULL = default stream)
+  int device = 0;          // index in [0, device_count(backend))
 
   lrelu_options_t c_options() const {
     lrelu_options_t o;
@@ -158,6 +162,9 @@ struct Options {
     o.thread_pool = thread_pool;
     o.variant = variant.empty() ? nullptr : variant.c_str();
     o.cpu_target = cpu_target.empty() ? nullptr : cpu_target.c_str();
+    o.backend = backend;
+    o.stream = stream;
+    o.device = static_cast<int32_t>(device);
     return o;
   }
 };
@@ -284,6 +291,41 @@ inline std::vector<std::string> cpu_targets() {
     names.emplace_back(lrelu_cpu_target_name(i));
   }
   return names;
+}
+
+// Device backends: built in? devices now? their names.
+inline bool backend_available(lrelu_backend_t backend) {
+  return lrelu_backend_available(backend) != 0;
+}
+inline int device_count(lrelu_backend_t backend) {
+  return lrelu_device_count(backend);
+}
+inline std::vector<std::string> device_names(lrelu_backend_t backend) {
+  std::vector<std::string> names;
+  for (int i = 0; i < lrelu_device_count(backend); ++i) {
+    const char* name = lrelu_device_name(backend, i);
+    names.emplace_back(name != nullptr ? name : "");
+  }
+  return names;
+}
+// "" when the backend has a device, else why not.
+inline std::string backend_unavailable_reason(lrelu_backend_t backend) {
+  return lrelu_backend_unavailable_reason(backend);
+}
+
+// Kernel source for target "wgsl", "opencl" or "cuda" (lrelu_kernel_source).
+inline std::string kernel_source(const std::string& target, DType dtype,
+                                 const std::string& variant,
+                                 uint32_t workgroup_size = 0) {
+  const auto d = static_cast<lrelu_dtype_t>(dtype);
+  std::size_t length = 0;
+  check(lrelu_kernel_source(target.c_str(), d, variant.c_str(), workgroup_size,
+                            nullptr, 0, &length));
+  std::string text(length + 1, '\0');
+  check(lrelu_kernel_source(target.c_str(), d, variant.c_str(), workgroup_size,
+                            text.data(), text.size(), &length));
+  text.resize(length);
+  return text;
 }
 
 }  // namespace lrelu

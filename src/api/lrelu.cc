@@ -14,6 +14,7 @@
 #include "api/problem.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
+#include "gpu_common/backends.h"
 
 struct lrelu_executor {
   lrelu::Plan plan;
@@ -49,6 +50,17 @@ ExecutorRegistry& Registry() {
   return *registry;
 }
 
+// The backend options.backend names; nullptr when it is not built in.
+const Backend* SelectBackend(const lrelu_options_t& options) {
+  switch (options.backend) {
+    case LRELU_BACKEND_CPU: return &CpuBackend();
+    case LRELU_BACKEND_CUDA: return CudaBackend();
+    case LRELU_BACKEND_OPENCL: return OpenClBackend();
+    default: break;
+  }
+  return nullptr;
+}
+
 // Copies the caller's options, field by field as far as its struct_size
 // reaches, over the defaults; then checks them.
 lrelu_status_t ResolveOptions(const lrelu_options_t* given,
@@ -64,10 +76,20 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
   std::memcpy(options, given,
               std::min<size_t>(given->struct_size, sizeof(lrelu_options_t)));
   options->struct_size = sizeof(lrelu_options_t);
-  if (options->backend != LRELU_BACKEND_CPU) {
+  if (SelectBackend(*options) == nullptr) {
+    const char* name = lrelu_backend_name(options->backend);
+    if (name == nullptr) {
+      return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
+                  "backend %d is not built into this library (backends: cpu "
+                  "0, cuda 1, opencl 2)",
+                  static_cast<int>(options->backend));
+    }
     return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
-                "backend %d is not built into this library (available: cpu)",
-                static_cast<int>(options->backend));
+                "backend %s is not built into this library", name);
+  }
+  if (options->device < 0) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT, "options.device is %d",
+                static_cast<int>(options->device));
   }
   const lrelu_thread_pool_t* pool = options->thread_pool;
   if (pool != nullptr && (pool->parallel_for == nullptr || pool->concurrency == 0)) {
@@ -82,7 +104,7 @@ lrelu_status_t PlanProblem(const lrelu_options_t* given, Plan* plan) {
   lrelu_options_t options;
   lrelu_status_t status = ResolveOptions(given, &options);
   if (status != LRELU_STATUS_OK) return status;
-  plan->backend = &CpuBackend();
+  plan->backend = SelectBackend(options);
   plan->has_pool = options.thread_pool != nullptr;
   if (plan->has_pool) plan->pool = *options.thread_pool;
   return plan->backend->plan(options, plan);
@@ -259,6 +281,7 @@ const char* lrelu_status_string(lrelu_status_t status) {
     case LRELU_STATUS_OUT_OF_MEMORY: return "LRELU_STATUS_OUT_OF_MEMORY";
     case LRELU_STATUS_INVALID_EXECUTOR: return "LRELU_STATUS_INVALID_EXECUTOR";
     case LRELU_STATUS_INTERNAL: return "LRELU_STATUS_INTERNAL";
+    default: break;
   }
   return "LRELU_STATUS_UNKNOWN";
 }
@@ -269,6 +292,7 @@ const char* lrelu_dtype_name(lrelu_dtype_t dtype) {
     case LRELU_DTYPE_FLOAT16: return "float16";
     case LRELU_DTYPE_BFLOAT16: return "bfloat16";
     case LRELU_DTYPE_FLOAT64: return "float64";
+    default: break;
   }
   return nullptr;
 }
@@ -279,6 +303,7 @@ size_t lrelu_dtype_size(lrelu_dtype_t dtype) {
     case LRELU_DTYPE_FLOAT16: return 2;
     case LRELU_DTYPE_BFLOAT16: return 2;
     case LRELU_DTYPE_FLOAT64: return 8;
+    default: break;
   }
   return 0;
 }

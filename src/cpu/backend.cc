@@ -11,6 +11,7 @@
 #include "cpu/strided.h"
 #include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
+#include "cpu/unaligned.h"
 #include "reference/reference.h"
 
 namespace lrelu {
@@ -32,7 +33,7 @@ constexpr size_t kStreamBytes = size_t{8} << 20;
 constexpr size_t kLineBytes = 64;
 
 struct CpuState {
-  Variant variant;
+  Variant variant = Variant::kEmpty;
   Kernel kernel;
   KernelArgs args;  // alpha, dtype; pointers filled per task
   size_t head;      // elements before the first cache-line edge of out
@@ -108,7 +109,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const cpu::Target* target = nullptr;
   lrelu_status_t status = FindTarget(options.cpu_target, &target);
   if (status != LRELU_STATUS_OK) return status;
-  Variant variant;
+  Variant variant = Variant::kEmpty;
   status = ChooseVariant(options.variant, p, &variant);
   if (status != LRELU_STATUS_OK) return status;
 
@@ -176,7 +177,7 @@ void RunTask(void* context, size_t index) {
     args.s = static_cast<const char*>(p.s) + offset;
     args.out = static_cast<char*>(p.out) + offset;
     args.n = r.end - r.begin;
-    c.state.kernel(args);
+    cpu::RunContiguous(c.state.kernel, args, p.elem_size);
   } else {
     const cpu::Range r = cpu::SplitRange(n, 0, 1, c.plan->tasks, index);
     cpu::RunStrided(p, c.state.kernel, c.state.args,

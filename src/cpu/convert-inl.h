@@ -23,6 +23,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // F16C (part of Highway's AVX2 and AVX3 targets) converts exactly, with
 // round-to-nearest-even, and is much faster than integer emulation.
+#undef LRELU_HAVE_F16C
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || \
     HWY_TARGET == HWY_AVX3_DL
 #define LRELU_HAVE_F16C 1

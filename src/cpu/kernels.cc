@@ -137,8 +137,8 @@ HWY_INLINE void StoreVector(hn::Vec<StorageTag<kDType>> y,
   }
 }
 
-// The contiguous kernel: a head up to the first vector-aligned output
-// element, an aligned main loop unrolled four times, a single-vector loop,
+// The contiguous kernel (pointers element-aligned): a head up to the first
+// vector-aligned output element, an aligned main loop unrolled four times, a single-vector loop,
 // and an exact tail. Aligned stores are what non-temporal stores need, and
 // they never split a cache line.
 template <lrelu_dtype_t kDType, bool kForward, bool kStream>
@@ -154,20 +154,10 @@ void Contiguous(const KernelArgs& args) {
   const float alpha32 = args.alpha32;
   const double alpha = args.alpha;
 
+  // Element alignment is guaranteed by the caller (cpu/unaligned.h).
   const size_t vector_bytes = lanes * sizeof(T);
   const uintptr_t address = reinterpret_cast<uintptr_t>(out);
   size_t i = 0;
-  if (address % sizeof(T) != 0) {
-    // Not even element-aligned: no aligned loop is possible (the planner
-    // never streams here).
-    for (; i + lanes <= n; i += lanes) {
-      const auto vv = hn::LoadU(d, v + i);
-      const auto sv = kForward ? vv : hn::LoadU(d, s + i);
-      hn::StoreU(R::Apply(d, vv, sv, alpha32, alpha), d, out + i);
-    }
-    Partial<kDType, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
-    return;
-  }
   const size_t head = std::min(
       n, (vector_bytes - address % vector_bytes) % vector_bytes / sizeof(T));
   Partial<kDType, kForward>(v, s, out, head, alpha32, alpha);

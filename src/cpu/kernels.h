@@ -14,7 +14,8 @@ namespace lrelu::cpu {
 
 // out[i] = s[i] < 0 ? alpha * v[i] : v[i] for i in [0, n). The forward pass
 // is v == s == x; the gradient is v == dy, s == x (or y). out may equal v or
-// s exactly. Pointers need no alignment beyond none at all.
+// s exactly. Pointers must be element-aligned (cpu/unaligned.h bounces
+// others).
 struct KernelArgs {
   const void* v;
   const void* s;

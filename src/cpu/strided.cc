@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/unaligned.h"
+
 namespace lrelu::cpu {
 namespace {
 
@@ -54,7 +56,7 @@ void RunRow(const Problem& p, Kernel kernel, KernelArgs args, const char* v,
     args.s = s;
     args.out = out;
     args.n = static_cast<size_t>(count);
-    kernel(args);
+    RunContiguous(kernel, args, p.elem_size);
     return;
   }
   const size_t size = p.elem_size;
@@ -80,7 +82,7 @@ void RunRow(const Problem& p, Kernel kernel, KernelArgs args, const char* v,
     args.s = row_s;
     args.out = so == 1 ? row_out : tile_out;
     args.n = static_cast<size_t>(c);
-    kernel(args);
+    RunContiguous(kernel, args, size);
     if (so != 1) ScatterAny(size, tile_out, row_out, so, c);
   }
 }

@@ -171,6 +171,8 @@ void Apply(lrelu_dtype_t dtype, const void* v, const void* s, void* out,
         return BackwardF64(a, b, alpha);
       });
       break;
+    default:  // validated by the caller
+      break;
   }
 }
 

@@ -1,0 +1,378 @@
+#include "package.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+
+#include "bits.h"
+#include "embedded.h"
+#include "sha256.h"
+
+namespace lrelu::contract {
+namespace {
+
+using nlohmann::json;
+
+const char* const kRequiredFiles[] = {"manifest.json", "test.json",
+                                      "bench.json", "metadata.json"};
+
+[[noreturn]] void Fail(const std::string& message) {
+  throw Error(LRELU_STATUS_INVALID_ARGUMENT, message);
+}
+
+json Parse(std::string_view text, const std::string& where) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    Fail(where + ": not valid JSON: " + e.what());
+  }
+}
+
+double DoubleFromBits(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+bool SameValue(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) ||
+         (a == b && std::signbit(a) == std::signbit(b));
+}
+
+// attributes.alpha = {text, f64, f32}: f64 is what the caller passes; the
+// other two must agree with it, so a hand-edited case cannot say two things.
+double ParseAlpha(const json& a, const std::string& where) {
+  const double alpha = DoubleFromBits(
+      ParseBits(a.at("f64").get<std::string>(), DType::kFloat64));
+  const std::string text = a.at("text").get<std::string>();
+  double from_text = 0;
+  const auto r =
+      std::from_chars(text.data(), text.data() + text.size(), from_text);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() ||
+      !SameValue(from_text, alpha)) {
+    Fail(where + ": alpha text '" + text + "' does not read back as its f64 " +
+         a.at("f64").get<std::string>());
+  }
+  const auto f32 = static_cast<uint32_t>(
+      ParseBits(a.at("f32").get<std::string>(), DType::kFloat32));
+  const bool f32_nan = IsNaNBits(f32, DType::kFloat32);
+  if (std::isnan(alpha) ? !f32_nan
+                        : f32 != FloatBits(static_cast<float>(alpha))) {
+    Fail(where + ": alpha f32 " + a.at("f32").get<std::string>() +
+         " is not float32(" + text + ")");
+  }
+  return alpha;
+}
+
+GradSource ParseGradSource(const json& attributes, const std::string& where) {
+  const std::string s = attributes.at("grad_source").get<std::string>();
+  if (s == "x") return GradSource::kFromX;
+  if (s == "y") return GradSource::kFromY;
+  Fail(where + ": grad_source must be 'x' or 'y', not '" + s + "'");
+}
+
+DType ParseDType(const json& j, const std::string& where) {
+  const std::string name = j.get<std::string>();
+  const auto d = DTypeFromName(name);
+  if (!d) Fail(where + ": unknown dtype '" + name + "'");
+  return *d;
+}
+
+std::vector<int64_t> ParseShape(const json& j, int64_t* numel,
+                                const std::string& where) {
+  std::vector<int64_t> shape = j.get<std::vector<int64_t>>();
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) Fail(where + ": negative extent in shape");
+    if (d != 0 && n > INT64_MAX / d) Fail(where + ": shape overflows");
+    n *= d;
+  }
+  *numel = n;
+  return shape;
+}
+
+std::vector<uint64_t> ParseTensor(const json& j, DType dtype, int64_t numel,
+                                  const std::string& where) {
+  if (!j.is_array() || static_cast<int64_t>(j.size()) != numel) {
+    Fail(where + ": needs " + std::to_string(numel) + " elements");
+  }
+  std::vector<uint64_t> bits;
+  bits.reserve(j.size());
+  for (const json& e : j)
+    bits.push_back(ParseBits(e.get<std::string>(), dtype));
+  return bits;
+}
+
+void CheckNames(const std::map<std::string, std::vector<uint64_t>>& tensors,
+                std::vector<std::string> want, const std::string& where) {
+  std::vector<std::string> have;
+  for (const auto& kv : tensors) have.push_back(kv.first);
+  std::sort(want.begin(), want.end());
+  if (have != want) {
+    std::string list;
+    for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
+    Fail(where + ": needs exactly the tensors {" + list + "}");
+  }
+}
+
+TestCase ParseCase(const json& j, const std::string& where_doc) {
+  TestCase c;
+  c.id = j.at("id").get<std::string>();
+  const std::string where = where_doc + ": case '" + c.id + "'";
+  c.category = j.at("category").get<std::string>();
+  c.op = j.at("op").get<std::string>();
+  if (c.op != "forward" && c.op != "backward") {
+    Fail(where + ": op must be 'forward' or 'backward'");
+  }
+  c.dtype = ParseDType(j.at("dtype"), where);
+  int64_t numel = 0;
+  c.shape = ParseShape(j.at("shape"), &numel, where);
+  const json& attributes = j.at("attributes");
+  for (const auto& kv : attributes.items()) {
+    if (kv.key() != "alpha" && kv.key() != "grad_source") {
+      Fail(where + ": unknown attribute '" + kv.key() + "'");
+    }
+  }
+  if (attributes.contains("alpha")) {
+    c.alpha = ParseAlpha(attributes.at("alpha"), where);
+  }
+  if (c.op == "backward") c.grad_source = ParseGradSource(attributes, where);
+  for (const auto& kv : j.at("inputs").items()) {
+    c.inputs[kv.key()] =
+        ParseTensor(kv.value(), c.dtype, numel, where + ": input " + kv.key());
+  }
+  const std::string source = c.grad_source == GradSource::kFromX ? "x" : "y";
+  CheckNames(c.inputs,
+             c.op == "forward" ? std::vector<std::string>{"x"}
+                               : std::vector<std::string>{"dy", source},
+             where + ": inputs");
+  const std::string out = c.op == "forward" ? "y" : "dx";
+  if (j.contains("expected_error")) {
+    c.expected_error = j.at("expected_error").get<std::string>();
+    if (c.expected_error != "invalid_alpha") {
+      Fail(where + ": unknown expected_error '" + c.expected_error + "'");
+    }
+    if (j.contains("expected")) Fail(where + ": expected and expected_error");
+    return c;
+  }
+  if (j.at("compare").get<std::string>() != "bitexact") {
+    Fail(where + ": compare must be 'bitexact'");
+  }
+  for (const auto& kv : j.at("expected").items()) {
+    c.expected[kv.key()] = ParseTensor(kv.value(), c.dtype, numel,
+                                       where + ": expected " + kv.key());
+  }
+  CheckNames(c.expected, {out}, where + ": expected");
+  if (j.contains("anynan")) {
+    for (const auto& kv : j.at("anynan").items()) {
+      if (kv.key() != out) Fail(where + ": anynan names no output");
+      auto& list = c.anynan[kv.key()];
+      list = kv.value().get<std::vector<int64_t>>();
+      for (int64_t i : list) {
+        if (i < 0 || i >= numel) Fail(where + ": anynan index out of range");
+      }
+      std::sort(list.begin(), list.end());
+    }
+  }
+  return c;
+}
+
+BenchCase ParseBenchCase(const json& j, const std::string& where_doc) {
+  BenchCase b;
+  b.id = j.at("id").get<std::string>();
+  const std::string where = where_doc + ": case '" + b.id + "'";
+  b.category = j.at("category").get<std::string>();
+  b.op = j.at("op").get<std::string>();
+  b.dtype = ParseDType(j.at("dtype"), where);
+  int64_t numel = 0;
+  b.shape = ParseShape(j.at("shape"), &numel, where);
+  b.in_place = j.at("in_place").get<bool>();
+  const json& attributes = j.at("attributes");
+  if (attributes.contains("alpha")) {
+    b.alpha = ParseAlpha(attributes.at("alpha"), where);
+  }
+  if (b.op == "backward") b.grad_source = ParseGradSource(attributes, where);
+  b.elements = j.at("elements").get<int64_t>();
+  b.bytes_moved = j.at("bytes_moved").get<int64_t>();
+  if (b.elements != numel) Fail(where + ": elements is not the shape's count");
+  return b;
+}
+
+// Runs `parse` and turns nlohmann's exceptions (a missing key, a wrong type)
+// into lrelu::Error that names the file.
+template <typename F>
+auto Guard(const std::string& where, F parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const json::exception& e) {
+    Fail(where + ": " + e.what());
+  }
+}
+
+std::vector<TestCase> CasesFromJson(const json& doc, const std::string& where) {
+  return Guard(where, [&] {
+    std::vector<TestCase> cases;
+    std::set<std::string> ids;
+    for (const json& c : doc.at("cases")) {
+      cases.push_back(ParseCase(c, where));
+      if (!ids.insert(cases.back().id).second) {
+        Fail(where + ": duplicate case id " + cases.back().id);
+      }
+    }
+    return cases;
+  });
+}
+
+void CheckHeader(const json& doc, const char* id_key, const std::string& id,
+                 int version, const std::string& where) {
+  if (doc.at(id_key).get<std::string>() != id ||
+      doc.at("contract_version").get<int>() != version) {
+    Fail(where + ": belongs to " + doc.at(id_key).get<std::string>() + " v" +
+         std::to_string(doc.at("contract_version").get<int>()) +
+         ", not to the manifest's " + id + " v" + std::to_string(version));
+  }
+}
+
+void VerifyDigests(const json& metadata, const Files& files,
+                   const std::string& origin, KernelMetadata* meta) {
+  const json& listed = metadata.at("files");
+  for (const char* name : {"manifest.json", "test.json", "bench.json"}) {
+    if (!listed.contains(name)) {
+      Fail(origin + "/metadata.json: lists no sha256 for " + name);
+    }
+  }
+  for (const auto& kv : listed.items()) {
+    const auto file = files.find(kv.key());
+    if (file == files.end()) {
+      Fail(origin + ": metadata.json lists " + kv.key() +
+           ", which the package lacks");
+    }
+    const std::string want = kv.value().at("sha256").get<std::string>();
+    const std::string have = Sha256Hex(file->second);
+    if (have != want) {
+      Fail(origin + "/" + kv.key() + ": sha256 " + have +
+           " does not match metadata.json's " + want +
+           " (the file was modified; refusing it)");
+    }
+    const auto bytes = kv.value().at("bytes").get<uint64_t>();
+    if (bytes != file->second.size()) {
+      Fail(origin + "/" + kv.key() + ": size does not match metadata.json");
+    }
+    meta->sha256[kv.key()] = have;
+  }
+}
+
+}  // namespace
+
+std::vector<TestCase> ParseTestCases(std::string_view text,
+                                     const std::string& where) {
+  return CasesFromJson(Parse(text, where), where);
+}
+
+std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
+                                                const std::string& origin) {
+  for (const char* name : kRequiredFiles) {
+    if (files.find(name) == files.end()) Fail(origin + ": no " + name);
+  }
+  auto impl = std::make_shared<Kernel::Impl>();
+  KernelMetadata& meta = impl->metadata;
+  meta.origin = origin;
+  meta.source_revision = kSourceRevision;
+  meta.build = kBuildInfo;
+
+  const std::string where_meta = origin + "/metadata.json";
+  const json metadata = Parse(files["metadata.json"], where_meta);
+  Guard(where_meta, [&] {
+    VerifyDigests(metadata, files, origin, &meta);
+    meta.id = metadata.at("id").get<std::string>();
+    meta.contract_version = metadata.at("contract_version").get<int>();
+    for (const json& v : metadata.at("variants")) {
+      meta.variants.push_back(v.at("name").get<std::string>());
+    }
+    meta.selection_rule =
+        metadata.at("selection").at("rule").get<std::string>();
+    meta.generator =
+        metadata.at("provenance").at("generator").get<std::string>();
+    return 0;
+  });
+
+  const std::string where_manifest = origin + "/manifest.json";
+  const json manifest = Parse(files["manifest.json"], where_manifest);
+  Guard(where_manifest, [&] {
+    impl->id = manifest.at("id").get<std::string>();
+    impl->contract_version = manifest.at("contract_version").get<int>();
+    for (const json& p : manifest.at("inputs")) {
+      impl->input_names.push_back(p.at("name").get<std::string>());
+    }
+    for (const json& p : manifest.at("outputs")) {
+      impl->output_names.push_back(p.at("name").get<std::string>());
+    }
+    bool have_alpha = false;
+    for (const json& a : manifest.at("attributes")) {
+      impl->attribute_names.push_back(a.at("name").get<std::string>());
+      if (impl->attribute_names.back() == "alpha") {
+        impl->default_alpha = a.at("default").get<double>();
+        have_alpha = true;
+      }
+    }
+    if (!have_alpha) Fail(where_manifest + ": no attribute alpha");
+    for (const json& t : manifest.at("type_constraints").at(0).at("allowed")) {
+      impl->dtypes.push_back(ParseDType(t, where_manifest));
+    }
+    return 0;
+  });
+  if (impl->id != meta.id || impl->contract_version != meta.contract_version) {
+    Fail(where_meta + ": describes " + meta.id + " v" +
+         std::to_string(meta.contract_version) + ", the manifest " + impl->id +
+         " v" + std::to_string(impl->contract_version));
+  }
+  // The library implements one contract; a package for another would run
+  // cases this library does not claim to pass.
+  if (impl->contract_version != LRELU_CONTRACT_VERSION) {
+    Fail(where_manifest + ": contract version " +
+         std::to_string(impl->contract_version) +
+         ", but this library implements version " +
+         std::to_string(LRELU_CONTRACT_VERSION));
+  }
+  if (impl->default_alpha != kDefaultAlpha) {
+    Fail(where_manifest + ": default alpha differs from the library's");
+  }
+  if (impl->input_names != std::vector<std::string>{"x"} ||
+      impl->output_names != std::vector<std::string>{"y"}) {
+    Fail(where_manifest + ": LeakyRelu takes input x and gives output y");
+  }
+
+  const std::string where_test = origin + "/test.json";
+  const json test = Parse(files["test.json"], where_test);
+  Guard(where_test, [&] {
+    CheckHeader(test, "kernel", impl->id, impl->contract_version, where_test);
+    return 0;
+  });
+  impl->test_cases = CasesFromJson(test, where_test);
+
+  const std::string where_bench = origin + "/bench.json";
+  const json bench = Parse(files["bench.json"], where_bench);
+  Guard(where_bench, [&] {
+    CheckHeader(bench, "kernel", impl->id, impl->contract_version, where_bench);
+    for (const json& b : bench.at("cases")) {
+      impl->bench_cases.push_back(ParseBenchCase(b, where_bench));
+    }
+    return 0;
+  });
+
+  impl->manifest_sha256 = meta.sha256.at("manifest.json");
+  impl->files = std::move(files);
+  return impl;
+}
+
+}  // namespace lrelu::contract

@@ -1,0 +1,281 @@
+// The CUDA backend. Tensors hold DEVICE pointers (cudaMalloc, managed or
+// mapped memory); work is queued on options.stream (NULL: the legacy
+// default stream) and execute() returns without waiting, like any CUDA
+// library call. Views must be dense runs. Kernels: kernels.cuh.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/backend.h"
+#include "api/error.h"
+#include "cuda/kernels.cuh"
+#include "gpu_common/backends.h"
+
+namespace lrelu_cuda {
+
+// The kernels the backend launches; lrelu_kernel_source emits the same
+// bodies behind extern "C" names for NVRTC users.
+template <class T>
+__global__ void ScalarKernel(const typename T::Bits* v,
+                             const typename T::Bits* s, typename T::Bits* out,
+                             long long n, typename T::Alpha alpha) {
+  Scalar<T>(v, s, out, n, alpha);
+}
+
+template <class T>
+__global__ void Vec4Kernel(const typename T::Bits* v, const typename T::Bits* s,
+                           typename T::Bits* out, long long n, long long head,
+                           typename T::Alpha alpha) {
+  Vec4<T>(v, s, out, n, head, alpha);
+}
+
+}  // namespace lrelu_cuda
+
+namespace lrelu {
+namespace {
+
+constexpr int kThreads = 256;
+// Blocks per SM: enough resident warps to cover memory latency; the kernels
+// loop over the grid, so more would only add scheduling.
+constexpr int kBlocksPerSm = 8;
+
+struct CudaDevice {
+  std::string name;
+  int sm_count = 1;
+};
+
+struct CudaRegistry {
+  std::string why;
+  std::vector<CudaDevice> devices;
+};
+
+CudaRegistry& Registry() {
+  static CudaRegistry* registry = [] {
+    auto* r = new CudaRegistry();  // never destroyed
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+      r->why =
+          std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+      cudaGetLastError();  // clear the sticky-free error for later calls
+      return r;
+    }
+    for (int i = 0; i < count; ++i) {
+      cudaDeviceProp prop{};
+      CudaDevice d;
+      if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+        d.name = prop.name;
+        d.sm_count = std::max(1, prop.multiProcessorCount);
+        d.name += " (sm_" + std::to_string(prop.major) +
+                  std::to_string(prop.minor) + ")";
+      } else {
+        d.name = "CUDA device " + std::to_string(i);
+      }
+      r->devices.push_back(d);
+    }
+    if (count == 0) r->why = "cudaGetDeviceCount found 0 devices";
+    return r;
+  }();
+  return *registry;
+}
+
+typedef void (*Launch)(const void* v, const void* s, void* out, long long n,
+                       long long head, double alpha, int blocks,
+                       cudaStream_t stream);
+
+template <class T, bool kVec4>
+void LaunchKernel(const void* v, const void* s, void* out, long long n,
+                  long long head, double alpha, int blocks,
+                  cudaStream_t stream) {
+  typedef typename T::Bits Bits;
+  // alpha is rounded to the compute type once, here (float: RNE).
+  const auto a = static_cast<typename T::Alpha>(alpha);
+  const auto* vb = static_cast<const Bits*>(v);
+  const auto* sb = static_cast<const Bits*>(s);
+  auto* ob = static_cast<Bits*>(out);
+  if (kVec4) {
+    lrelu_cuda::Vec4Kernel<T>
+        <<<blocks, kThreads, 0, stream>>>(vb, sb, ob, n, head, a);
+  } else {
+    lrelu_cuda::ScalarKernel<T>
+        <<<blocks, kThreads, 0, stream>>>(vb, sb, ob, n, a);
+  }
+}
+
+struct CudaState {
+  Launch launch;
+  int device;
+  int blocks;
+  long long head;
+  cudaStream_t stream;
+};
+static_assert(sizeof(CudaState) <= sizeof(Plan::state), "state too small");
+
+Launch PickLaunch(lrelu_dtype_t dtype, bool vec4) {
+  using namespace lrelu_cuda;
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return vec4 ? &LaunchKernel<F32, true> : &LaunchKernel<F32, false>;
+    case LRELU_DTYPE_FLOAT16:
+      return vec4 ? &LaunchKernel<F16, true> : &LaunchKernel<F16, false>;
+    case LRELU_DTYPE_BFLOAT16:
+      return vec4 ? &LaunchKernel<BF16, true> : &LaunchKernel<BF16, false>;
+    case LRELU_DTYPE_FLOAT64:
+      return vec4 ? &LaunchKernel<F64, true> : &LaunchKernel<F64, false>;
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+// Host memory the device cannot read would fault inside the kernel; say so
+// at planning time instead.
+lrelu_status_t CheckDevicePointer(const void* p, const char* name) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t err = cudaPointerGetAttributes(&attributes, p);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "backend cuda: %s.data: cudaPointerGetAttributes: %s", name,
+                cudaGetErrorString(err));
+  }
+  if (attributes.type == cudaMemoryTypeUnregistered ||
+      (attributes.type == cudaMemoryTypeHost &&
+       attributes.devicePointer == nullptr)) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "backend cuda takes device pointers, but %s.data is host "
+                "memory the device cannot read",
+                name);
+  }
+  return LRELU_STATUS_OK;
+}
+
+lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
+  const Problem& p = plan->problem;
+  CudaRegistry& registry = Registry();
+  const int count = static_cast<int>(registry.devices.size());
+  if (count == 0) {
+    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE, "no CUDA device: %s",
+                registry.why.c_str());
+  }
+  if (options.device < 0 || options.device >= count) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "options.device is %d but there are %d CUDA devices",
+                static_cast<int>(options.device), count);
+  }
+  const char* name = options.variant;
+  bool want_vec4;
+  if (name == nullptr || name[0] == '\0' || std::strcmp(name, "auto") == 0 ||
+      std::strcmp(name, "vec4") == 0) {
+    want_vec4 = true;
+  } else if (std::strcmp(name, "scalar") == 0) {
+    want_vec4 = false;
+  } else {
+    return Fail(
+        LRELU_STATUS_INVALID_ARGUMENT,
+        "unknown variant '%s' for backend cuda (use auto, vec4 or scalar)",
+        name);
+  }
+  if (!p.dense) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                "backend cuda needs every operand to be one dense run; these "
+                "views are strided (make them contiguous first)");
+  }
+  const CudaDevice& device =
+      registry.devices[static_cast<size_t>(options.device)];
+  plan->target = device.name.c_str();
+  plan->tasks = 1;
+  plan->workspace_size = 0;
+  if (p.n == 0) {
+    plan->variant = "empty";
+    return LRELU_STATUS_OK;
+  }
+  lrelu_status_t status = CheckDevicePointer(p.v, "v");
+  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.s, "s");
+  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.out, "out");
+  if (status != LRELU_STATUS_OK) return status;
+
+  // 16-byte accesses need v, s and out at the same offset from a 16-byte
+  // boundary; otherwise (or when asked) every element goes one by one.
+  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
+  const bool same_phase =
+      out_address % p.elem_size == 0 &&
+      reinterpret_cast<uintptr_t>(p.v) % 16 == out_address % 16 &&
+      reinterpret_cast<uintptr_t>(p.s) % 16 == out_address % 16;
+  if (want_vec4 && !same_phase && name != nullptr &&
+      std::strcmp(name, "vec4") == 0) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                "variant 'vec4' needs x, y (dy, s, dx) at the same address "
+                "modulo 16 bytes; use 'auto' or 'scalar'");
+  }
+  const bool vec4 = want_vec4 && same_phase;
+  CudaState state{};
+  state.launch = PickLaunch(p.dtype, vec4);
+  state.device = options.device;
+  state.stream = static_cast<cudaStream_t>(options.stream);
+  state.head =
+      vec4 ? static_cast<long long>((16 - out_address % 16) % 16 / p.elem_size)
+           : 0;
+  const long long lanes = vec4 ? 16 / static_cast<long long>(p.elem_size) : 1;
+  const long long units = std::max<long long>(p.n / lanes, 16);
+  const long long wanted = (units + kThreads - 1) / kThreads;
+  state.blocks = static_cast<int>(std::min<long long>(
+      wanted, static_cast<long long>(device.sm_count) * kBlocksPerSm));
+  std::memcpy(plan->state, &state, sizeof(state));
+  plan->variant = vec4 ? "vec4" : "scalar";
+  return LRELU_STATUS_OK;
+}
+
+lrelu_status_t CudaExecute(const Plan& plan, void*, size_t,
+                           const lrelu_thread_pool_t*) {
+  const Problem& p = plan.problem;
+  if (p.n == 0) return LRELU_STATUS_OK;
+  CudaState state;
+  std::memcpy(&state, plan.state, sizeof(state));
+  // Launch on the planned device, then give the caller its own back.
+  int previous = 0;
+  cudaError_t err = cudaGetDevice(&previous);
+  if (err == cudaSuccess && previous != state.device)
+    err = cudaSetDevice(state.device);
+  if (err == cudaSuccess) {
+    state.launch(p.v, p.s, p.out, static_cast<long long>(p.n), state.head,
+                 p.alpha, state.blocks, state.stream);
+    err = cudaGetLastError();
+  }
+  if (previous != state.device) cudaSetDevice(previous);
+  if (err != cudaSuccess) {
+    return Fail(LRELU_STATUS_INTERNAL, "backend cuda: kernel launch: %s",
+                cudaGetErrorString(err));
+  }
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace
+
+const Backend* CudaBackend() {
+  static const Backend backend = {"cuda", &CudaPlan, &CudaExecute};
+  return &backend;
+}
+
+namespace gpu {
+
+int CudaDeviceCount(std::string* why) {
+  CudaRegistry& r = Registry();
+  if (why != nullptr) *why = r.why;
+  return static_cast<int>(r.devices.size());
+}
+
+const char* CudaDeviceName(int i) {
+  CudaRegistry& r = Registry();
+  if (i < 0 || i >= static_cast<int>(r.devices.size())) return nullptr;
+  return r.devices[static_cast<size_t>(i)].name.c_str();
+}
+
+}  // namespace gpu
+}  // namespace lrelu

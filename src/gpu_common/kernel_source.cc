@@ -1,0 +1,160 @@
+#include "gpu_common/kernel_source.h"
+
+#include <cstring>
+#include <string>
+
+#include "api/error.h"
+
+namespace lrelu::gpu {
+
+// Embedded at build time (embed_text.cmake) from the real source files.
+extern const char kOpenClSource[];    // src/opencl/lrelu.cl
+extern const char kCudaKernels[];     // src/cuda/kernels.cuh
+extern const char kWgslScalar[];      // src/wgsl/unary-scalar.wgsl
+extern const char kWgslVec4[];        // src/wgsl/unary-vec4.wgsl
+extern const char kWgslHelpersF32[];  // src/wgsl/helpers-f32.wgsl
+extern const char kWgslHelpersF16[];  // src/wgsl/helpers-f16.wgsl
+
+namespace {
+
+constexpr uint32_t kDefaultWorkgroup = 256;
+// WebGPU's default limit (maxComputeInvocationsPerWorkgroup).
+constexpr uint32_t kMaxWorkgroup = 256;
+
+void ReplaceAll(std::string* text, const std::string& key,
+                const std::string& value) {
+  for (size_t at = text->find(key); at != std::string::npos;
+       at = text->find(key, at + value.size())) {
+    text->replace(at, key.size(), value);
+  }
+}
+
+const char* Tag(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return "f32";
+    case LRELU_DTYPE_FLOAT16:
+      return "f16";
+    case LRELU_DTYPE_BFLOAT16:
+      return "bf16";
+    case LRELU_DTYPE_FLOAT64:
+      return "f64";
+    default:
+      break;
+  }
+  return nullptr;
+}
+
+lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
+                          std::string* source) {
+  if (dtype != LRELU_DTYPE_FLOAT32 && dtype != LRELU_DTYPE_FLOAT16) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
+                "target wgsl renders float32 and float16 only, not %s",
+                lrelu_dtype_name(dtype));
+  }
+  if (workgroup == 0) workgroup = kDefaultWorkgroup;
+  if (workgroup > kMaxWorkgroup) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "workgroup_size %u is above WebGPU's default limit of %u",
+                workgroup, kMaxWorkgroup);
+  }
+  const bool f16 = dtype == LRELU_DTYPE_FLOAT16;
+  // Storage words of raw bits: f32 one element per u32, f16 two.
+  const char* word = vec4 ? (f16 ? "vec2<u32>" : "vec4<u32>") : "u32";
+  const char* lanes = vec4 ? "4" : (f16 ? "2" : "1");
+  *source = vec4 ? kWgslVec4 : kWgslScalar;
+  ReplaceAll(source, "{{HELPERS}}", f16 ? kWgslHelpersF16 : kWgslHelpersF32);
+  ReplaceAll(source, "{{WORD}}", word);
+  ReplaceAll(source, "{{LANES}}", lanes);
+  ReplaceAll(source, "{{DTYPE}}", lrelu_dtype_name(dtype));
+  ReplaceAll(source, "{{WORKGROUP_SIZE}}", std::to_string(workgroup));
+  return LRELU_STATUS_OK;
+}
+
+// The whole lrelu.cl (it builds every kernel; float64 only where the device
+// has cl_khr_fp64) under a line naming the entry point asked for.
+std::string RenderOpenCl(const char* tag, const char* variant) {
+  std::string source = "// Entry point: lrelu_";
+  source += std::string(tag) + "_" + variant +
+            "(v, v_offset, s, s_offset, out, out_offset, n, alpha)\n";
+  return source + kOpenClSource;
+}
+
+// kernels.cuh plus one extern "C" entry point, ready for NVRTC (add
+// -fmad=false -ftz=false and the CUDA include directory).
+std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
+  const char* bits = "unsigned int";
+  const char* type = "F32";
+  const char* alpha = "float";
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      break;
+    case LRELU_DTYPE_FLOAT16:
+      bits = "unsigned short";
+      type = "F16";
+      break;
+    case LRELU_DTYPE_BFLOAT16:
+      bits = "unsigned short";
+      type = "BF16";
+      break;
+    case LRELU_DTYPE_FLOAT64:
+      bits = "unsigned long long";
+      type = "F64";
+      alpha = "double";
+      break;
+    default:
+      break;
+  }
+  std::string source = kCudaKernels;
+  source +=
+      "\n// Entry point. Compile with -fmad=false -ftz=false; for vec4, v, s\n"
+      "// and out must share their address modulo 16 and head is the\n"
+      "// number of elements before out's first 16-byte boundary.\n";
+  source += std::string("extern \"C\" __global__ void lrelu_") + tag + "_" +
+            (vec4 ? "vec4" : "scalar") + "(const " + bits + "* v, const " +
+            bits + "* s, " + bits + "* out, long long n, long long head, " +
+            alpha + " alpha) {\n";
+  source +=
+      vec4 ? std::string("  lrelu_cuda::Vec4<lrelu_cuda::") + type +
+                 ">(v, s, out, n, head, alpha);\n"
+           : std::string("  (void)head;\n  lrelu_cuda::Scalar<lrelu_cuda::") +
+                 type + ">(v, s, out, n, alpha);\n";
+  return source + "}\n";
+}
+
+}  // namespace
+
+lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
+                                  const char* variant, uint32_t workgroup_size,
+                                  std::string* source) {
+  const char* tag = Tag(dtype);
+  if (tag == nullptr) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
+                "unsupported dtype %d (supported: float32, float16, bfloat16, "
+                "float64)",
+                static_cast<int>(dtype));
+  }
+  if (variant == nullptr || (std::strcmp(variant, "scalar") != 0 &&
+                             std::strcmp(variant, "vec4") != 0)) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "variant '%s': use scalar or vec4",
+                variant == nullptr ? "(null)" : variant);
+  }
+  const bool vec4 = std::strcmp(variant, "vec4") == 0;
+  if (target != nullptr && std::strcmp(target, "wgsl") == 0) {
+    return RenderWgsl(dtype, vec4, workgroup_size, source);
+  }
+  if (target != nullptr && std::strcmp(target, "opencl") == 0) {
+    *source = RenderOpenCl(tag, variant);
+    return LRELU_STATUS_OK;
+  }
+  if (target != nullptr && std::strcmp(target, "cuda") == 0) {
+    *source = RenderCuda(dtype, tag, vec4);
+    return LRELU_STATUS_OK;
+  }
+  return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+              "target '%s': use wgsl, opencl or cuda",
+              target == nullptr ? "(null)" : target);
+}
+
+}  // namespace lrelu::gpu

@@ -1,0 +1,71 @@
+"""The friendly entry points: leaky_relu, leaky_relu_backward, and the
+package-wide queries and settings."""
+import numpy as np
+
+from . import _dlpack, _lrelu, _threads
+
+DEFAULT_ALPHA = _lrelu.default_alpha
+
+set_threads = _threads.set_threads
+get_threads = _threads.get_threads
+
+
+def cpu_targets():
+    """SIMD targets compiled in that this CPU runs, best first (e.g.
+    ['AVX2', 'SSE4', 'SSSE3', 'SCALAR'])."""
+    return _lrelu.cpu_targets()
+
+
+def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
+    """y = x < 0 ? alpha * x : x, bit for bit (lrelu contract v1).
+
+    x: a NumPy array or scalar, anything with __array_ufunc__ (dask.array,
+    xarray.DataArray: the result keeps their type, chunks, dims and coords),
+    or a DLPack tensor such as a torch tensor (read in place, result of the
+    same framework). dtypes: float16, bfloat16 (ml_dtypes, torch), float32,
+    float64; y has x's dtype and shape.
+
+    alpha: any value, default 0.01. With NumPy-protocol arrays it may be an
+    array broadcasting against x (one float64 per element); with DLPack
+    tensors it is one scalar.
+
+    threads: tasks lrelu may split the call into (0 = all hardware threads,
+    None = the set_threads default). Lazy arrays (dask) compute later, with
+    the default.
+
+    ufunc_kwargs: out=, where=, casting=, dtype=, ... as for any NumPy ufunc.
+    DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
+    computes in place).
+    """
+    threads = _threads.check(threads)
+    if _dlpack.is_dlpack_tensor(x):
+        return _dlpack.leaky_relu(x, alpha, threads, **ufunc_kwargs)
+    return _threads.call_with(threads, _lrelu.ufunc, x, alpha, **ufunc_kwargs)
+
+
+def leaky_relu_backward(dy, x, alpha=DEFAULT_ALPHA, *, from_output=False,
+                        threads=None, out=None):
+    """dx = x < 0 ? alpha * dy : dy (1 at zero), bit for bit.
+
+    from_output=True: x is the forward output y instead (dx = y < 0 ? ...),
+    which the contract allows only for alpha > 0; ValueError otherwise.
+    dy and x: same dtype and shape (no broadcasting); NumPy arrays (other
+    array-likes are converted with numpy.asarray) or DLPack tensors. out=:
+    the dx to write (may be dy itself). Returns dx.
+    """
+    threads = _threads.check(threads)
+    alpha = _dlpack.scalar_alpha(alpha)
+    from_output = bool(from_output)
+    if _dlpack.is_dlpack_tensor(dy):
+        return _dlpack.leaky_relu_backward(dy, x, alpha, from_output, threads,
+                                           out)
+    dy = np.asarray(dy)
+    x = np.asarray(x)
+    if out is None:
+        dx = np.empty_like(dy, dtype=dy.dtype.newbyteorder("="))
+    else:
+        dx = out
+    _lrelu.backward(dy, x, alpha, from_output, dx, threads)
+    if out is None and dx.ndim == 0:
+        return dx[()]  # a NumPy scalar, as the ufunc gives for 0-d input
+    return dx

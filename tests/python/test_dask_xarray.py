@@ -1,0 +1,80 @@
+"""leaky_relu through __array_ufunc__: dask arrays stay lazy and keep their
+chunks, xarray keeps dims, coords and name; results equal NumPy's bit for
+bit."""
+import numpy as np
+import pytest
+
+import lrelu
+from lrelu_pytest_support import needs_dask, needs_xarray
+
+
+def data(shape=(40, 30, 3, 2), dtype=np.float32):
+    rng = np.random.default_rng(11)
+    return (rng.standard_normal(shape) * 3).astype(dtype)
+
+
+def same_bits(a, b):
+    a = np.asarray(a)
+    b = np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    u = np.dtype(f"u{a.dtype.itemsize}")
+    return np.array_equal(a.view(u), b.view(u))
+
+
+@needs_dask
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_dask_keeps_chunks_and_laziness(dtype):
+    import dask.array as da
+    x = data(dtype=dtype)
+    dx = da.from_array(x, chunks=(16, 10, 3, 1))
+    assert dx.npartitions > 1
+    y = lrelu.leaky_relu(dx, 0.2)
+    assert isinstance(y, da.Array)
+    assert y.chunks == dx.chunks and y.dtype == x.dtype
+    assert same_bits(y.compute(), lrelu.leaky_relu(x, 0.2))
+
+
+@needs_dask
+def test_dask_with_broadcast_alpha_array():
+    import dask.array as da
+    x = data((12, 8), np.float64)
+    alpha = np.linspace(-1, 1, 8)
+    y = lrelu.leaky_relu(da.from_array(x, chunks=(5, 3)), alpha)
+    assert same_bits(y.compute(), lrelu.leaky_relu(x, alpha))
+
+
+@needs_dask
+def test_dask_rejects_other_dtypes():
+    import dask.array as da
+    with pytest.raises(TypeError):
+        lrelu.leaky_relu(da.arange(10, chunks=3), 0.2).compute()
+
+
+@needs_xarray
+def test_xarray_keeps_dims_and_coords():
+    import xarray as xr
+    x = data()
+    # MATLAB's dlarray labels 'SSCB': two spatial dims, channel, batch.
+    array = xr.DataArray(
+        x, dims=("S1", "S2", "C", "B"), name="activations",
+        coords={"C": ["r", "g", "b"], "B": [10, 20]})
+    y = lrelu.leaky_relu(array, 0.2, threads=1)
+    assert isinstance(y, xr.DataArray)
+    assert y.dims == ("S1", "S2", "C", "B")
+    assert list(y.coords["C"].values) == ["r", "g", "b"]
+    assert list(y.coords["B"].values) == [10, 20]
+    assert y.name == "activations"
+    assert same_bits(y.values, lrelu.leaky_relu(x, 0.2))
+
+
+@needs_xarray
+@needs_dask
+def test_xarray_over_dask_stays_lazy():
+    import dask.array as da
+    import xarray as xr
+    x = data((20, 6), np.float32)
+    array = xr.DataArray(da.from_array(x, chunks=(7, 3)), dims=("t", "c"))
+    y = lrelu.leaky_relu(array, -0.5)
+    assert isinstance(y.data, da.Array)
+    assert y.chunks == array.chunks
+    assert same_bits(y.values, lrelu.leaky_relu(x, -0.5))

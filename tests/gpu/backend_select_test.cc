@@ -1,0 +1,98 @@
+// Backend selection through options.backend: names, availability, the
+// errors for unknown and unavailable backends, and callers built against
+// the options struct before stream and device existed.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "lrelu/lrelu.hpp"
+
+namespace lrelu {
+namespace {
+
+// A value outside lrelu_backend_t, as a caller's bad integer would be.
+lrelu_backend_t BadBackend(int value) {
+  lrelu_backend_t b;
+  std::memcpy(&b, &value, sizeof(b));
+  return b;
+}
+
+TEST(BackendSelectTest, NamesAndCounts) {
+  EXPECT_STREQ(lrelu_backend_name(LRELU_BACKEND_CPU), "cpu");
+  EXPECT_STREQ(lrelu_backend_name(LRELU_BACKEND_CUDA), "cuda");
+  EXPECT_STREQ(lrelu_backend_name(LRELU_BACKEND_OPENCL), "opencl");
+  EXPECT_EQ(lrelu_backend_name(BadBackend(9)), nullptr);
+  EXPECT_EQ(lrelu_device_count(LRELU_BACKEND_CPU), 1);
+  EXPECT_TRUE(backend_available(LRELU_BACKEND_CPU));
+  EXPECT_STREQ(lrelu_backend_unavailable_reason(LRELU_BACKEND_CPU), "");
+  EXPECT_EQ(lrelu_device_count(BadBackend(9)), 0);
+  for (lrelu_backend_t b : {LRELU_BACKEND_CUDA, LRELU_BACKEND_OPENCL}) {
+    const bool available = backend_available(b);
+    EXPECT_EQ(available, device_count(b) > 0);
+    EXPECT_EQ(available, backend_unavailable_reason(b).empty());
+    if (available) {
+      EXPECT_EQ(lrelu_backend_built(b), 1);
+    }
+    std::printf("%s: built %d, devices %d%s%s\n", lrelu_backend_name(b),
+                lrelu_backend_built(b), device_count(b), available ? "" : ", ",
+                backend_unavailable_reason(b).c_str());
+    for (const std::string& name : device_names(b))
+      std::printf("  %s\n", name.c_str());
+  }
+}
+
+TEST(BackendSelectTest, UnknownBackendIsUnavailable) {
+  float x = -1, y = 0;
+  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = BadBackend(7);
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_BACKEND_UNAVAILABLE);
+  EXPECT_NE(std::strstr(lrelu_last_error(), "backend 7 is not built"), nullptr)
+      << lrelu_last_error();
+  o.backend = LRELU_BACKEND_CPU;
+  o.device = -1;
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+}
+
+TEST(BackendSelectTest, UnavailableBackendSaysWhy) {
+  for (lrelu_backend_t b : {LRELU_BACKEND_CUDA, LRELU_BACKEND_OPENCL}) {
+    if (backend_available(b)) continue;
+    float x = -1, y = 0;
+    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+    lrelu_options_t o;
+    lrelu_options_init(&o);
+    o.backend = b;
+    EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
+              LRELU_STATUS_BACKEND_UNAVAILABLE);
+    const std::string message = lrelu_last_error();
+    const std::string name = lrelu_backend_name(b);
+    if (lrelu_backend_built(b)) {
+      EXPECT_NE(message.find("no "), std::string::npos) << message;
+    } else {
+      EXPECT_EQ(message, "backend " + name + " is not built into this library");
+    }
+  }
+}
+
+TEST(BackendSelectTest, OldOptionsStructStillWorks) {
+  // A caller compiled before stream and device were appended.
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  std::memset(&o.stream, 0x7f, sizeof(o.stream));  // beyond its struct_size
+  o.device = 12345;
+  o.struct_size = static_cast<uint32_t>(offsetof(lrelu_options_t, stream));
+  float x = -2, y = 0;
+  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  ASSERT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  EXPECT_EQ(y, -1.0f);
+}
+
+}  // namespace
+}  // namespace lrelu

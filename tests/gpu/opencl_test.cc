@@ -1,0 +1,236 @@
+// The OpenCL backend against the oracle, on whatever OpenCL device is
+// present (PoCL on the CPU here and in CI): every dtype x alpha x variant on
+// the special values, sizes 0..300 and a large one, the gradient from x and
+// from y, in-place, unaligned host pointers, and the refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gpu/device_cases.h"
+#include "lrelu/lrelu.hpp"
+#include "support/test_data.h"
+
+namespace lrelu {
+namespace {
+
+using testing::AllDTypes;
+using testing::DeviceCase;
+using testing::Memory;
+using testing::RunDeviceCase;
+using testing::RunSpecials;
+using testing::SweepAlphas;
+
+// The OpenCL backend takes host pointers: "device" memory is host memory.
+const Memory kHostMemory = {
+    [](size_t bytes) { return std::malloc(bytes); },
+    [](void* p) { std::free(p); },
+    [](void* dst, const void* src, size_t bytes) {
+      std::memcpy(dst, src, bytes);
+    },
+    [](void* dst, const void* src, size_t bytes) {
+      std::memcpy(dst, src, bytes);
+    },
+    [] {},
+};
+
+const char* const kVariants[] = {"vec4", "scalar"};
+
+class OpenClTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!lrelu_backend_available(LRELU_BACKEND_OPENCL)) {
+      GTEST_SKIP() << "no OpenCL device: "
+                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_OPENCL);
+    }
+  }
+  // float64 only where the device has cl_khr_fp64.
+  static std::vector<lrelu_dtype_t> DTypes() {
+    std::vector<lrelu_dtype_t> dtypes;
+    for (lrelu_dtype_t d : AllDTypes()) {
+      if (d != LRELU_DTYPE_FLOAT64 || HasFloat64()) dtypes.push_back(d);
+    }
+    return dtypes;
+  }
+  static bool HasFloat64() {
+    double x = 1;
+    double y = 0;
+    const int64_t shape[1] = {1};
+    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
+    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
+    lrelu_options_t o;
+    lrelu_options_init(&o);
+    o.backend = LRELU_BACKEND_OPENCL;
+    size_t ws;
+    lrelu_executor_t* e = nullptr;
+    const bool ok = lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, &o, &ws,
+                                                        &e) == LRELU_STATUS_OK;
+    lrelu_executor_destroy(e);
+    return ok;
+  }
+  static DeviceCase Base(lrelu_dtype_t dtype, const char* variant) {
+    DeviceCase c{};
+    c.backend = LRELU_BACKEND_OPENCL;
+    c.variant = variant;
+    c.dtype = dtype;
+    c.alpha = 0.01;
+    c.source = LRELU_GRAD_FROM_X;
+    return c;
+  }
+};
+
+TEST_F(OpenClTest, DeviceIsListed) {
+  ASSERT_GE(lrelu_device_count(LRELU_BACKEND_OPENCL), 1);
+  const char* name = lrelu_device_name(LRELU_BACKEND_OPENCL, 0);
+  ASSERT_NE(name, nullptr);
+  std::printf("OpenCL device 0: %s (float64: %s)\n", name,
+              HasFloat64() ? "yes" : "no");
+  EXPECT_EQ(lrelu_device_name(LRELU_BACKEND_OPENCL, 1 << 20), nullptr);
+}
+
+TEST_F(OpenClTest, SpecialsEveryDTypeAlphaVariant) {
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const char* variant : kVariants) {
+      for (double alpha : SweepAlphas()) {
+        for (bool gradient : {false, true}) {
+          DeviceCase c = Base(dtype, variant);
+          c.alpha = alpha;
+          c.gradient = gradient;
+          EXPECT_EQ(RunSpecials(c, kHostMemory), "")
+              << lrelu_dtype_name(dtype) << " " << variant << " alpha " << alpha
+              << (gradient ? " gradient" : " forward");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(OpenClTest, EverySizeTo300) {
+  const std::vector<double> alphas = SweepAlphas();
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const char* variant : kVariants) {
+      for (size_t n = 0; n <= 300; ++n) {
+        DeviceCase c = Base(dtype, variant);
+        c.n = n;
+        c.alpha = alphas[n % alphas.size()];
+        c.gradient = n % 3 == 1;
+        std::string used;
+        ASSERT_EQ(
+            RunDeviceCase(c, kHostMemory, static_cast<unsigned>(n), &used), "")
+            << lrelu_dtype_name(dtype) << " " << variant << " n " << n;
+        EXPECT_EQ(used, n == 0 ? std::string("empty") : std::string(variant));
+      }
+    }
+  }
+}
+
+TEST_F(OpenClTest, LargeAndAutoVariant) {
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (bool gradient : {false, true}) {
+      DeviceCase c = Base(dtype, nullptr);
+      c.n = (size_t{1} << 20) + 3;
+      c.alpha = gradient ? 0.2 : -0.5;
+      c.gradient = gradient;
+      std::string used;
+      EXPECT_EQ(RunDeviceCase(c, kHostMemory, 7, &used), "")
+          << lrelu_dtype_name(dtype);
+      EXPECT_EQ(used, "vec4");
+    }
+  }
+}
+
+TEST_F(OpenClTest, GradientFromYInPlaceAndOffsets) {
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const char* variant : kVariants) {
+      for (size_t offset = 0; offset < 4; ++offset) {
+        DeviceCase c = Base(dtype, variant);
+        c.n = 37 + offset;
+        c.offset = offset;
+        c.out_offset = (offset * 3) % 4;
+        c.gradient = true;
+        c.source = LRELU_GRAD_FROM_Y;
+        c.alpha = 1.5;
+        EXPECT_EQ(RunDeviceCase(c, kHostMemory, 11, nullptr), "")
+            << lrelu_dtype_name(dtype) << " " << variant << " offset "
+            << offset;
+        c.gradient = offset % 2 == 0;
+        c.source = LRELU_GRAD_FROM_X;
+        c.in_place = true;
+        c.alpha = -0.5;
+        EXPECT_EQ(RunDeviceCase(c, kHostMemory, 12, nullptr), "")
+            << lrelu_dtype_name(dtype) << " " << variant << " in place";
+      }
+    }
+  }
+}
+
+TEST_F(OpenClTest, ThreadsShareTheBackend) {
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < errors.size(); ++t) {
+    threads.emplace_back([t, &errors] {
+      for (unsigned round = 0; round < 8 && errors[t].empty(); ++round) {
+        DeviceCase c = Base(t % 2 ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_FLOAT32,
+                            t < 2 ? "vec4" : "scalar");
+        c.n = 1000 + round;
+        c.gradient = round % 2 == 1;
+        errors[t] = RunDeviceCase(
+            c, kHostMemory, static_cast<unsigned>(round + 100 * t), nullptr);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+}
+
+TEST_F(OpenClTest, Refusals) {
+  std::vector<float> x(16, -1.0f), y(16);
+  const int64_t shape[1] = {8};
+  const int64_t stride[1] = {2};
+  lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_tensor_t strided = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, stride};
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = LRELU_BACKEND_OPENCL;
+  EXPECT_EQ(lrelu_leaky_relu(&strided, 0.1, &ty, &o),
+            LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_NE(std::strstr(lrelu_last_error(), "dense"), nullptr)
+      << lrelu_last_error();
+  o.variant = "contiguous";
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.1, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+  o.variant = nullptr;
+  int queue = 0;
+  o.stream = &queue;
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.1, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+  o.stream = nullptr;
+  o.device = lrelu_device_count(LRELU_BACKEND_OPENCL);
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.1, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+  o.device = 0;
+  ASSERT_EQ(lrelu_leaky_relu(&tx, 0.1, &ty, &o), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  EXPECT_EQ(y[0], -0.1f);
+}
+
+TEST_F(OpenClTest, CppOptionsSelectTheBackend) {
+  Tensor x(DType::kFloat32, {5});
+  auto* px = static_cast<float*>(x.data());
+  const float values[5] = {-2, -1, -0.0f, 1, 2};
+  std::memcpy(px, values, sizeof(values));
+  Options options;
+  options.backend = LRELU_BACKEND_OPENCL;
+  Executor e = Executor::forward(x.view(), 0.01, x.view(), options);
+  EXPECT_EQ(e.variant(), "vec4");
+  EXPECT_EQ(e.cpu_target(), lrelu_device_name(LRELU_BACKEND_OPENCL, 0));
+  e.execute();
+  EXPECT_EQ(px[0], -2 * 0.01f);
+  EXPECT_TRUE(std::signbit(px[2]));
+  EXPECT_EQ(px[4], 2.0f);
+}
+
+}  // namespace
+}  // namespace lrelu

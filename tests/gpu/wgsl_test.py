@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The WGSL templates, rendered by liblrelu (lrelu_kernel_source), run on a
+WebGPU adapter through wgpu-py (wgpu-native; Mesa lavapipe on a machine
+without a GPU) and compared bit for bit with liblrelu's CPU backend.
+
+Run directly (ctest does): exits 77 (skipped) when wgpu or an adapter is
+missing. LRELU_LIBRARY names liblrelu.so (default: build-gpu/src/).
+"""
+import ctypes
+import os
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+FLOAT32, FLOAT16 = 1, 2
+ALPHAS = [0.01, 0.2, 0.0, -0.5, 1.5, float("inf"), float("-inf"), float("nan"),
+          -0.0, 1e-30, 3e38]
+WORKGROUP = 64
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int),
+                ("rank", ctypes.c_int32), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64))]
+
+
+def load_library():
+    path = os.environ.get("LRELU_LIBRARY", str(ROOT / "build-gpu/src/liblrelu.so"))
+    lib = ctypes.CDLL(path)
+    lib.lrelu_kernel_source.argtypes = [
+        ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32,
+        ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+    lib.lrelu_last_error.restype = ctypes.c_char_p
+    lib.lrelu_leaky_relu.argtypes = [ctypes.POINTER(Tensor), ctypes.c_double,
+                                     ctypes.POINTER(Tensor), ctypes.c_void_p]
+    lib.lrelu_leaky_relu_backward.argtypes = [
+        ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_double,
+        ctypes.c_int, ctypes.POINTER(Tensor), ctypes.c_void_p]
+    return lib
+
+
+LIB = load_library()
+
+
+def render(dtype, variant, workgroup=WORKGROUP):
+    length = ctypes.c_size_t()
+    args = [b"wgsl", dtype, variant.encode(), workgroup]
+    assert LIB.lrelu_kernel_source(*args, None, 0, ctypes.byref(length)) == 0
+    buffer = ctypes.create_string_buffer(length.value + 1)
+    status = LIB.lrelu_kernel_source(*args, buffer, len(buffer), ctypes.byref(length))
+    assert status == 0, LIB.lrelu_last_error()
+    return buffer.value.decode()
+
+
+def cpu_oracle(dtype, v, s, alpha, gradient):
+    """liblrelu's CPU backend (itself tested against the reference)."""
+    out = np.empty_like(v)
+    shape = (ctypes.c_int64 * 1)(v.size)
+    t = lambda a: Tensor(a.ctypes.data, dtype, 1, shape, None)
+    tv, ts, to = t(v), t(s), t(out)
+    if gradient:
+        status = LIB.lrelu_leaky_relu_backward(ctypes.byref(tv), ctypes.byref(ts),
+                                               alpha, 0, ctypes.byref(to), None)
+    else:
+        status = LIB.lrelu_leaky_relu(ctypes.byref(tv), alpha, ctypes.byref(to), None)
+    assert status == 0, LIB.lrelu_last_error()
+    return out
+
+
+def specials(dtype):
+    if dtype == FLOAT32:
+        return np.array([0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
+                         0xffc00000, 0x7f800001, 0xff800001, 0x7fa5a5a5, 1,
+                         0x80000001, 0x807fffff, 0x00800000, 0x80800000,
+                         0x7f7fffff, 0xff7fffff, 0x3f800000, 0xbf800000,
+                         0xc2c80000, 0xbe99999a], dtype=np.uint32)
+    return np.array([0, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01, 0xfc01,
+                     0x7d5a, 1, 0x8001, 0x83ff, 0x0400, 0x8400, 0x7bff, 0xfbff,
+                     0x3c00, 0xbc00, 0xd640, 0xb266], dtype=np.uint16)
+
+
+def random_bits(dtype, n, rng):
+    bits_type = np.uint32 if dtype == FLOAT32 else np.uint16
+    ordinary = rng.standard_normal(n).astype(np.float32 if dtype == FLOAT32 else np.float16)
+    bits = ordinary.view(bits_type).copy()
+    special = specials(dtype)
+    pick = rng.random(n) < 0.2
+    bits[pick] = special[rng.integers(0, special.size, pick.sum())]
+    return bits
+
+
+def check(dtype, v, s, got, expected, alpha):
+    """Bit-exact, except that a NaN the product makes may be any NaN."""
+    if dtype == FLOAT32:
+        nan = lambda b: (b & 0x7fffffff) > 0x7f800000
+    else:
+        nan = lambda b: (b & 0x7fff) > 0x7c00
+    same = got == expected
+    either_nan = nan(got) & nan(expected) & (got != v)
+    bad = np.flatnonzero(~(same | either_nan))
+    if bad.size:
+        i = bad[0]
+        width = 8 if dtype == FLOAT32 else 4
+        raise AssertionError(
+            f"{bad.size} mismatches; first at {i}: v={int(v[i]):0{width}x} "
+            f"s={int(s[i]):0{width}x} expected {int(expected[i]):0{width}x} "
+            f"got {int(got[i]):0{width}x} (alpha {alpha})")
+
+
+class Runner:
+    def __init__(self):
+        import wgpu
+        self.wgpu = wgpu
+        self.adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        if self.adapter is None:
+            raise RuntimeError("no WebGPU adapter")
+        self.device = self.adapter.request_device_sync()
+        self.pipelines = {}
+
+    def pipeline(self, dtype, variant, entry):
+        key = (dtype, variant, entry)
+        if key not in self.pipelines:
+            module = self.device.create_shader_module(code=render(dtype, variant))
+            self.pipelines[key] = self.device.create_compute_pipeline(
+                layout="auto", compute={"module": module, "entry_point": entry})
+        return self.pipelines[key]
+
+    def run(self, dtype, variant, v, s, alpha, gradient):
+        wgpu = self.wgpu
+        n = v.size
+        # Elements per storage word (see the templates).
+        lanes = 4 if variant == "vec4" else (2 if dtype == FLOAT16 else 1)
+        units = -(-n // lanes)
+        padded = units * lanes  # whole vectors
+        def storage(bits, fill=None):
+            data = np.zeros(padded + 2, dtype=bits.dtype)  # +2: 4-byte sizes
+            data[:n] = bits
+            if fill is not None:
+                data[n:] = fill
+            return self.device.create_buffer_with_data(
+                data=data.tobytes(),
+                usage=wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC)
+        size = padded * v.itemsize
+        size += (-size) % 4
+        sentinel = v.dtype.type(0xa5a5a5a5 & (0xffffffff if v.itemsize == 4 else 0xffff))
+        bv, bs = storage(v), storage(s)
+        bout = storage(np.full(n, sentinel, dtype=v.dtype), fill=sentinel)
+        params = np.zeros(4, dtype=np.uint32)
+        params[0] = np.array([alpha], dtype=np.float32).view(np.uint32)[0]
+        params[1] = n
+        bp = self.device.create_buffer_with_data(data=params.tobytes(),
+                                                 usage=wgpu.BufferUsage.UNIFORM)
+        entry = "backward" if gradient else "forward"
+        pipeline = self.pipeline(dtype, variant, entry)
+        bindings = [(0, bv, size), (2, bout, size), (3, bp, 16)]
+        if gradient:
+            bindings.append((1, bs, size))
+        group = self.device.create_bind_group(
+            layout=pipeline.get_bind_group_layout(0),
+            entries=[{"binding": b, "resource": {"buffer": buf, "offset": 0, "size": sz}}
+                     for b, buf, sz in bindings])
+        groups = -(-units // WORKGROUP)
+        gx = min(groups, 65535)
+        gy = -(-groups // gx)
+        encoder = self.device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(pipeline)
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(gx, gy, 1)
+        compute.end()
+        self.device.queue.submit([encoder.finish()])
+        raw = np.frombuffer(self.device.queue.read_buffer(bout), dtype=v.dtype)
+        # Lanes past n of the last vector keep their old contents.
+        assert np.all(raw[n:padded] == sentinel), "padding lanes of out changed"
+        return raw[:n].copy()
+
+
+@pytest.fixture(scope="module")
+def runner():
+    try:
+        return Runner()
+    except Exception as e:  # no wgpu, no adapter
+        pytest.skip(f"no WebGPU: {e}")
+
+
+def dtypes(runner):
+    return [FLOAT32, FLOAT16]  # float16 needs no shader-f16: integer code
+
+
+@pytest.mark.parametrize("variant", ["scalar", "vec4"])
+@pytest.mark.parametrize("gradient", [False, True])
+def test_specials_every_alpha(runner, variant, gradient):
+    for dtype in dtypes(runner):
+        sp = specials(dtype)
+        v = np.repeat(sp, sp.size)
+        s = np.tile(sp, sp.size) if gradient else v
+        for alpha in ALPHAS:
+            got = runner.run(dtype, variant, v, s, alpha, gradient)
+            check(dtype, v, s, got, cpu_oracle(dtype, v, s, alpha, gradient), alpha)
+
+
+@pytest.mark.parametrize("variant", ["scalar", "vec4"])
+def test_sizes(runner, variant):
+    rng = np.random.default_rng(1)
+    for dtype in dtypes(runner):
+        for n in list(range(1, 70)) + [255, 256, 257, 1000, (1 << 20) + 3]:
+            gradient = n % 3 == 1
+            alpha = ALPHAS[n % len(ALPHAS)]
+            v = random_bits(dtype, n, rng)
+            s = random_bits(dtype, n, rng) if gradient else v
+            got = runner.run(dtype, variant, v, s, alpha, gradient)
+            check(dtype, v, s, got, cpu_oracle(dtype, v, s, alpha, gradient), alpha)
+
+
+def test_two_dimensional_dispatch(runner):
+    """More than 65535 workgroups: the y dimension of the grid is used."""
+    rng = np.random.default_rng(2)
+    n = 65535 * WORKGROUP + 1000
+    v = random_bits(FLOAT32, n, rng)
+    got = runner.run(FLOAT32, "scalar", v, v, -0.5, False)
+    check(FLOAT32, v, v, got, cpu_oracle(FLOAT32, v, v, -0.5, False), -0.5)
+
+
+def main():
+    try:
+        runner = Runner()
+    except Exception as e:
+        print(f"wgsl_test: skipped: no WebGPU ({e})")
+        return 77
+    print(f"wgsl_test: adapter {runner.adapter.info['device']} "
+          f"({runner.adapter.info['backend_type']})")
+    del runner
+    return pytest.main([__file__, "-q", "-p", "no:cacheprovider"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

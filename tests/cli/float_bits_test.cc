@@ -2,10 +2,10 @@
 // the library with, against the compiler's own _Float16.
 #include "float_bits.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
-
-#include <gtest/gtest.h>
 
 namespace lrelu_cli {
 namespace {

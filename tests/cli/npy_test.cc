@@ -1,11 +1,11 @@
 // Unit tests of the .npy header reader and writer of the lrelu tool.
 #include "npy.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace lrelu_cli {
 namespace {
@@ -63,8 +63,8 @@ std::string HeaderError(const std::string& dict) {
 
 NpyHeader MakeHeader(int version, const std::string& descr, bool fortran,
                      std::vector<int64_t> shape) {
-  NpyHeader h = ParseNpyHeaderDict(
-      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (), }");
+  NpyHeader h = ParseNpyHeaderDict("{'descr': '" + descr +
+                                   "', 'fortran_order': False, 'shape': (), }");
   h.version = version;
   h.fortran_order = fortran;
   h.shape = std::move(shape);
@@ -78,7 +78,8 @@ TEST(NpyTest, RoundTripEveryVersionDtypeOrderAndShape) {
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {0, 3}, {5}, {2, 3, 4}, {1, 0}, {7, 1, 1, 3}};
   for (int version : {1, 2, 3}) {
-    for (const char* descr : {"<f4", ">f4", "<f2", ">f2", "<f8", ">f8", "=f4"}) {
+    for (const char* descr :
+         {"<f4", ">f4", "<f2", ">f2", "<f8", ">f8", "=f4"}) {
       for (bool fortran : {false, true}) {
         for (const auto& shape : shapes) {
           const NpyHeader in = MakeHeader(version, descr, fortran, shape);
@@ -86,7 +87,8 @@ TEST(NpyTest, RoundTripEveryVersionDtypeOrderAndShape) {
           EXPECT_EQ(preamble.size() % 64, 0u);
           EXPECT_EQ(preamble.back(), '\n');
           const NpyHeader out = ReadBytes(
-              preamble + std::string(static_cast<std::size_t>(in.data_bytes), 'x'));
+              preamble +
+              std::string(static_cast<std::size_t>(in.data_bytes), 'x'));
           EXPECT_EQ(out.version, version);
           EXPECT_EQ(out.descr, descr);
           EXPECT_EQ(out.type, in.type);
@@ -113,12 +115,14 @@ TEST(NpyTest, FormatMatchesNumpy) {
   EXPECT_EQ(FormatNpyHeader(h), expected);
   EXPECT_NE(FormatNpyHeader(MakeHeader(1, "<f4", false, {3})).find("(3,)"),
             std::string::npos);
-  EXPECT_NE(FormatNpyHeader(MakeHeader(1, "<f4", false, {})).find("'shape': ()"),
-            std::string::npos);
+  EXPECT_NE(
+      FormatNpyHeader(MakeHeader(1, "<f4", false, {})).find("'shape': ()"),
+      std::string::npos);
 }
 
 TEST(NpyTest, VersionOneGrowsToTwoWhenTheHeaderDoesNotFit) {
-  const NpyHeader h = MakeHeader(1, "<f4", false, std::vector<int64_t>(23000, 1));
+  const NpyHeader h =
+      MakeHeader(1, "<f4", false, std::vector<int64_t>(23000, 1));
   const std::string preamble = FormatNpyHeader(h);
   EXPECT_EQ(preamble[6], 2);
   const NpyHeader back = ReadBytes(preamble + std::string(4, '\0'));
@@ -140,17 +144,21 @@ TEST(NpyTest, AcceptsLiteralVariants) {
   EXPECT_EQ(b.type, NpyType::kFloat16);
   // Plain type codes numpy also reads.
   EXPECT_EQ(ParseNpyHeaderDict("{'descr': '<e', 'fortran_order': False, "
-                               "'shape': ()}").type,
+                               "'shape': ()}")
+                .type,
             NpyType::kFloat16);
   EXPECT_EQ(ParseNpyHeaderDict("{'descr': 'd', 'fortran_order': False, "
-                               "'shape': ()}").type,
+                               "'shape': ()}")
+                .type,
             NpyType::kFloat64);
   // 0-d and empty arrays.
   EXPECT_EQ(ParseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, "
-                               "'shape': ()}").element_count,
+                               "'shape': ()}")
+                .element_count,
             1u);
   EXPECT_EQ(ParseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, "
-                               "'shape': (0, 3)}").data_bytes,
+                               "'shape': (0, 3)}")
+                .data_bytes,
             0u);
   // A zero dimension makes any other dimension harmless.
   EXPECT_EQ(ParseNpyHeaderDict(
@@ -276,8 +284,9 @@ TEST(NpyTest, RejectsBadPreamblesAndSizes) {
             std::string::npos);
   EXPECT_NE(ReadError(std::string("\x93NUMPY\x01", 7)).find("ends inside"),
             std::string::npos);
-  EXPECT_NE(ReadError(std::string("\x93NUMPY\x01\x00\x10", 9)).find("ends inside"),
-            std::string::npos);
+  EXPECT_NE(
+      ReadError(std::string("\x93NUMPY\x01\x00\x10", 9)).find("ends inside"),
+      std::string::npos);
   std::string v4 = Preamble(dict, 2) + std::string(8, '\0');
   v4[6] = 4;
   EXPECT_NE(ReadError(v4).find("unsupported .npy format version 4.0"),

@@ -1,0 +1,245 @@
+// lrelu apply IN.npy -o OUT.npy: applies LeakyReLU to a .npy file.
+//
+// The data is streamed in chunks of kChunkBytes, so memory use is bounded
+// and files larger than RAM work. The op is elementwise, so chunks are
+// processed in file order whatever the memory order (C or Fortran). The
+// output appears all at once (AtomicOutput) or not at all.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <string>
+
+#include "atomic_output.h"
+#include "backends.h"
+#include "byte_swap.h"
+#include "commands.h"
+#include "errors.h"
+#include "lrelu/lrelu.hpp"
+#include "npy.h"
+#include "parse_args.h"
+
+namespace lrelu_cli {
+namespace {
+
+constexpr std::size_t kChunkBytes = std::size_t{8} << 20;
+
+struct ApplyArgs {
+  std::string input;
+  std::string output;
+  const CLI::Option* output_option = nullptr;  // to tell "-o ''" from no -o
+  std::string alpha = "0.01";
+  std::string threads = "0";
+  bool in_place = false;
+  std::string variant;
+  std::string cpu_target;
+  std::string backend = "cpu";
+  std::string device = "0";
+};
+
+// An open input file, closed on scope exit.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path) {
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      throw CliError("cannot open the input " + Quote(path) + ": " +
+                     ErrnoText(errno));
+    }
+    if (fstat(fd_, &status_) != 0) {
+      throw CliError("cannot stat the input " + Quote(path) + ": " +
+                     ErrnoText(errno));
+    }
+    if (!S_ISREG(status_.st_mode)) {
+      throw CliError("the input " + Quote(path) + " is not a regular file");
+    }
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() { close(fd_); }
+
+  int fd() const { return fd_; }
+  const struct stat& status() const { return status_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  struct stat status_ {};
+};
+
+lrelu::DType ToDType(NpyType type) {
+  switch (type) {
+    case NpyType::kFloat16:
+      return lrelu::DType::kFloat16;
+    case NpyType::kFloat64:
+      return lrelu::DType::kFloat64;
+    case NpyType::kFloat32:
+      break;
+  }
+  return lrelu::DType::kFloat32;
+}
+
+// Runs the library once on one element, so that a bad --variant or
+// --cpu-target is reported before any output exists, even for an empty
+// array.
+void CheckOptions(lrelu::DType dtype, double alpha,
+                  const lrelu::Options& options) {
+  alignas(8) unsigned char element[8] = {};
+  const lrelu::TensorView view(element, dtype, {1});
+  try {
+    lrelu::leaky_relu(view, view, alpha, options);
+  } catch (const lrelu::Error& e) {
+    throw CliError(std::string("the options are not usable: ") + e.what());
+  }
+}
+
+// Reads, computes and writes the data chunk by chunk.
+void StreamData(const InputFile& input, const NpyHeader& header, double alpha,
+                const lrelu::Options& options, AtomicOutput& output) {
+  if (header.element_count == 0) return;
+  const lrelu::DType dtype = ToDType(header.type);
+  const bool swap = header.big_endian != kNativeBigEndian;
+  const uint64_t chunk_elements =
+      std::min<uint64_t>(kChunkBytes / header.item_size, header.element_count);
+  lrelu::Tensor buffer(dtype, {static_cast<int64_t>(chunk_elements)});
+  for (uint64_t first = 0; first < header.element_count;) {
+    const auto count = static_cast<std::size_t>(
+        std::min<uint64_t>(chunk_elements, header.element_count - first));
+    try {
+      ReadNpyData(input.fd(), header, first, count, buffer.data());
+    } catch (const NpyError& e) {
+      throw CliError(Quote(input.path()) + ": " + e.what());
+    }
+    if (swap) SwapBytes(buffer.data(), count, header.item_size);
+    const lrelu::TensorView view(buffer.data(), dtype,
+                                 {static_cast<int64_t>(count)});
+    lrelu::leaky_relu(view, view, alpha, options);
+    if (swap) SwapBytes(buffer.data(), count, header.item_size);
+    output.Write(buffer.data(), count * header.item_size);
+    first += count;
+  }
+}
+
+// The CUDA backend takes device pointers and this tool holds the data in
+// host memory (it does not link the CUDA runtime), so it refuses CUDA up
+// front: with the reason there is no device when there is none, else with
+// where CUDA can be used instead.
+void RefuseCuda() {
+  const BackendInfo cuda = QueryBackend(LRELU_BACKEND_CUDA);
+  if (!cuda.available) {
+    throw CliError("--backend cuda is not usable here: " +
+                   cuda.unavailable_reason);
+  }
+  throw UsageError(
+      "--backend cuda needs device memory; use the C API or Python "
+      "(lrelu.leaky_relu on a CUDA tensor) for CUDA, or --backend opencl "
+      "for a device backend on host data");
+}
+
+void RunApply(const ApplyArgs& args) {
+  const double alpha = ParseAlpha(args.alpha);
+  lrelu::Options options;
+  options.threads = ParseThreads(args.threads);
+  options.variant = args.variant;
+  options.cpu_target = args.cpu_target;
+  options.backend = BackendFromName(args.backend);
+  // Device indices are small; the cap keeps the int conversion exact.
+  options.device =
+      static_cast<int>(ParseCount(args.device, "--device", 0, 1 << 20));
+  if (options.backend == LRELU_BACKEND_CUDA) RefuseCuda();
+  if (args.output_option->count() > 0 && args.output.empty()) {
+    throw UsageError("the output path is empty");
+  }
+  if (args.output.empty() && !args.in_place) {
+    throw UsageError("no output file: give -o OUT.npy, or --in-place");
+  }
+  // Before the library starts any thread (see InstallSignalCleanup).
+  InstallSignalCleanup();
+
+  const InputFile input(args.input);
+  NpyHeader header;
+  try {
+    header = ReadNpyHeader(input.fd(),
+                           static_cast<uint64_t>(input.status().st_size));
+  } catch (const NpyError& e) {
+    throw CliError(Quote(args.input) + ": " + e.what());
+  }
+
+  const OutputTarget target =
+      ResolveOutput(args.output.empty() ? args.input : args.output);
+  const bool same_file = target.exists &&
+                         target.status.st_dev == input.status().st_dev &&
+                         target.status.st_ino == input.status().st_ino;
+  if (same_file && !args.in_place) {
+    throw UsageError("the output " + Quote(args.output) +
+                     " is the input file " + Quote(args.input) +
+                     "; pass --in-place to replace it");
+  }
+  CheckOptions(ToDType(header.type), alpha, options);
+
+  AtomicOutput output(target);
+  const std::string preamble = FormatNpyHeader(header);
+  output.Write(preamble.data(), preamble.size());
+  StreamData(input, header, alpha, options, output);
+  output.Commit();
+}
+
+}  // namespace
+
+void RegisterApplyCommand(CLI::App& app) {
+  auto args = std::make_shared<ApplyArgs>();
+  CLI::App* command = app.add_subcommand(
+      "apply",
+      "Apply LeakyReLU to a .npy file (float16/float32/float64, any byte "
+      "order, shape and memory order); the output has the same dtype, "
+      "byte order, shape and order");
+  command->add_option("input", args->input, "Input .npy file")
+      ->required()
+      ->type_name("IN.npy");
+  args->output_option =
+      command
+          ->add_option("-o,--output", args->output,
+                       "Output .npy file (replaced atomically)")
+          ->type_name("OUT.npy");
+  command
+      ->add_option("--alpha", args->alpha,
+                   "Slope for x < 0; any number strtod reads: 0.2, -0, 1e-3, "
+                   "inf, nan, 0x1p-3")
+      ->type_name("A")
+      ->capture_default_str();
+  command
+      ->add_option("--threads", args->threads,
+                   "Threads to use (0 = all hardware threads)")
+      ->type_name("N")
+      ->capture_default_str();
+  command->add_flag("--in-place", args->in_place,
+                    "Allow the output to be the input file; without -o, "
+                    "replace the input");
+  command
+      ->add_option("--backend", args->backend,
+                   "cpu, or opencl (host data copied to the device and "
+                   "back); cuda is refused (it needs device memory)")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
+      ->capture_default_str();
+  command
+      ->add_option("--device", args->device,
+                   "Device index of the backend (see lrelu info)")
+      ->type_name("N")
+      ->capture_default_str();
+  command
+      ->add_option("--variant", args->variant,
+                   "Advanced: force a kernel variant (cpu: reference, "
+                   "contiguous, strided; opencl: scalar, vec4)")
+      ->type_name("NAME");
+  command
+      ->add_option("--cpu-target", args->cpu_target,
+                   "Advanced: force a SIMD target (see lrelu info)")
+      ->type_name("NAME");
+  command->callback([args] { RunApply(*args); });
+}
+
+}  // namespace lrelu_cli

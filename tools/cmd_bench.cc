@@ -1,0 +1,267 @@
+// lrelu bench: times the contract's bench.json cases (or a file of them)
+// per variant and thread count, against copies of the same bytes, and
+// prints a table (and JSON records with --json).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "atomic_output.h"
+#include "backends.h"
+#include "bench_cases.h"
+#include "bench_copy.h"
+#include "bench_measure.h"
+#include "commands.h"
+#include "errors.h"
+#include "lrelu/lrelu.hpp"
+#include "parse_args.h"
+
+namespace lrelu_cli {
+namespace {
+
+// 64 Mi elements keeps the default run near a minute; the contract's
+// 256 Mi cases (2 GiB per float64 buffer) need --max-elements.
+constexpr std::size_t kDefaultMaxElements = std::size_t{64} << 20;
+
+struct BenchArgs {
+  std::string cases_file;
+  std::string json_file;
+  std::string filter;
+  std::string max_elements = std::to_string(kDefaultMaxElements);
+  std::string threads;  // "": all hardware threads
+  std::string variants = "auto";
+  std::string backend = "cpu";
+  std::string cpu_target;
+  std::string repeat = "5";
+};
+
+std::string TimeText(double ns) {
+  char text[32];
+  if (ns < 1e4) {
+    std::snprintf(text, sizeof text, "%.0f ns", ns);
+  } else if (ns < 1e6) {
+    std::snprintf(text, sizeof text, "%.1f us", ns / 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f ms", ns / 1e6);
+  }
+  return text;
+}
+
+std::vector<std::size_t> ThreadCounts(const std::string& list) {
+  const std::size_t hardware = lrelu_hardware_threads();
+  if (list.empty()) return {hardware};
+  std::vector<std::size_t> counts;
+  for (const std::string& item : SplitList(list, "--threads")) {
+    const std::size_t n = ParseCount(item, "--threads", 0, 100000);
+    counts.push_back(n == 0 ? hardware : n);  // records show the real count
+  }
+  return counts;
+}
+
+std::vector<std::string> Variants(const std::string& list,
+                                  lrelu_backend_t backend) {
+  const std::vector<std::string> own = BackendVariants(backend);
+  std::vector<std::string> variants = SplitList(list, "--variant");
+  for (const std::string& v : variants) {
+    bool known = v == "auto";
+    std::string names;
+    for (const std::string& o : own) {
+      known = known || o == v;
+      names += o + ", ";
+    }
+    if (!known) {
+      throw UsageError("--variant " + Quote(v, 40) + " is not a variant of " +
+                       "the " + lrelu_backend_name(backend) + " backend (" +
+                       names + "auto)");
+    }
+  }
+  return variants;
+}
+
+nlohmann::json Record(const lrelu::BenchCase& c, const std::string& backend,
+                      const std::string& variant, std::size_t threads,
+                      int samples, const BenchResult& r) {
+  return {
+      {"case", c.id},
+      {"op", c.op},
+      {"dtype", lrelu::dtype_name(c.dtype)},
+      {"shape", c.shape},
+      {"elements", c.elements},
+      {"bytes_moved", c.bytes_moved},
+      {"inplace", c.in_place},
+      {"backend", backend},
+      {"variant", variant},
+      {"variant_used", r.variant_used},
+      {"target", r.target_used},
+      {"threads", threads},
+      {"tasks", r.tasks},
+      {"samples", samples},
+      {"calls_per_sample", r.calls_per_sample},
+      {"median_ns", r.median_ns},
+      {"gbps", r.gbps},
+      {"memcpy_gbps", r.memcpy_gbps},
+      {"copy_ratio", r.copy_ratio},
+      {"copy_loop_gbps", r.copy_loop_gbps},
+      {"copy_loop_ratio", r.copy_loop_ratio},
+  };
+}
+
+// Like apply's output, the file appears whole or not at all. (No signal
+// cleanup: the write takes a moment at the end of a run, and installing it
+// would block Ctrl-C for the whole run.)
+void WriteJson(const OutputTarget& target, const nlohmann::json& records) {
+  const std::string text = records.dump(1) + "\n";
+  AtomicOutput output(target);
+  output.Write(text.data(), text.size());
+  output.Commit();
+}
+
+void PrintHeader() {
+  std::printf("%-50s %-10s %3s %5s %10s %7s %7s %6s %7s %6s\n", "case",
+              "variant", "thr", "tasks", "median", "GB/s", "memcpy", "ratio",
+              "loop", "ratio");
+}
+
+void RunBench(const BenchArgs& args) {
+  const lrelu_backend_t backend = BackendFromName(args.backend);
+  const std::vector<std::string> variants = Variants(args.variants, backend);
+  const std::vector<std::size_t> thread_counts = ThreadCounts(args.threads);
+  const std::size_t max_elements =
+      ParseCount(args.max_elements, "--max-elements", 1, std::size_t{1} << 40);
+  const int samples =
+      static_cast<int>(ParseCount(args.repeat, "--repeat", 1, 1000));
+  const BackendInfo info = QueryBackend(backend);
+  if (!info.available) {
+    throw CliError("--backend " + info.name +
+                   " is not usable here: " + info.unavailable_reason);
+  }
+  // Fails before any timing when the JSON's folder is not usable.
+  OutputTarget json_target;
+  if (!args.json_file.empty()) json_target = ResolveOutput(args.json_file);
+
+  std::vector<lrelu::BenchCase> cases;
+  std::size_t too_large = 0;
+  for (const lrelu::BenchCase& c : LoadBenchCases(args.cases_file)) {
+    if (c.id.find(args.filter) == std::string::npos) continue;
+    if (static_cast<std::size_t>(c.elements) > max_elements) {
+      ++too_large;
+      continue;
+    }
+    cases.push_back(c);
+  }
+  if (cases.empty()) {
+    throw CliError("no case matches (--filter " + Quote(args.filter, 80) +
+                   ", --max-elements " + std::to_string(max_elements) + ", " +
+                   std::to_string(too_large) + " larger ones left out)");
+  }
+
+  std::size_t most_threads = 1;
+  for (std::size_t t : thread_counts) most_threads = std::max(most_threads, t);
+  WorkerPool pool(most_threads - 1);
+  BenchBuffers buffers;
+  nlohmann::json records = nlohmann::json::array();
+  const auto start = std::chrono::steady_clock::now();
+  std::printf(
+      "%s backend; median of %d samples; GB/s counts bytes read + written; "
+      "ratio = GB/s over the copy's GB/s (memcpy, then a plain copy loop)\n",
+      info.name.c_str(), samples);
+  PrintHeader();
+  std::size_t failed = 0;
+  for (const lrelu::BenchCase& c : cases) {
+    for (const std::string& variant : variants) {
+      for (std::size_t threads : thread_counts) {
+        BenchConfig config;
+        config.options.backend = backend;
+        config.options.variant = variant;
+        config.options.threads = threads;
+        config.options.cpu_target = args.cpu_target;
+        config.samples = samples;
+        std::printf("%-50s %-10s %3zu ", c.id.c_str(), variant.c_str(),
+                    threads);
+        std::fflush(stdout);
+        try {
+          const BenchResult r = MeasureCase(c, config, buffers, pool);
+          std::printf("%5zu %10s %7.2f %7.2f %6.2f %7.2f %6.2f\n", r.tasks,
+                      TimeText(r.median_ns).c_str(), r.gbps, r.memcpy_gbps,
+                      r.copy_ratio, r.copy_loop_gbps, r.copy_loop_ratio);
+          records.push_back(Record(c, info.name, variant, threads, samples, r));
+        } catch (const std::bad_alloc&) {
+          ++failed;
+          std::printf("skipped: cannot allocate 3 buffers of %lld bytes\n",
+                      static_cast<long long>(c.elements) *
+                          static_cast<long long>(lrelu::dtype_size(c.dtype)));
+        } catch (const lrelu::Error& e) {
+          ++failed;
+          std::printf("skipped: %s\n", e.what());
+        }
+        std::fflush(stdout);
+      }
+    }
+  }
+  const std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  std::printf(
+      "%zu measured, %zu skipped, %zu cases over --max-elements "
+      "%zu left out; %.1f s\n",
+      records.size(), failed, too_large, max_elements, elapsed.count());
+  if (!args.json_file.empty()) WriteJson(json_target, records);
+}
+
+}  // namespace
+
+void RegisterBenchCommand(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* command = app.add_subcommand(
+      "bench",
+      "Time the contract's bench.json cases per variant and thread count "
+      "against memcpy and a plain copy loop of the same bytes");
+  command
+      ->add_option("--cases", args->cases_file,
+                   "bench.json-format file to run instead of the cases "
+                   "compiled into the library")
+      ->type_name("FILE");
+  command
+      ->add_option("--json", args->json_file,
+                   "Also write the results as a JSON list of records")
+      ->type_name("FILE");
+  command
+      ->add_option("--filter", args->filter,
+                   "Only cases whose id contains this text, e.g. "
+                   "'forward/float32/'")
+      ->type_name("SUBSTR");
+  command
+      ->add_option("--max-elements", args->max_elements,
+                   "Leave out cases with more elements")
+      ->type_name("N")
+      ->capture_default_str();
+  command
+      ->add_option("--threads", args->threads,
+                   "Thread counts, comma-separated (0 = all hardware "
+                   "threads). Default: all hardware threads")
+      ->type_name("LIST");
+  command
+      ->add_option("--variant", args->variants,
+                   "Variants, comma-separated: auto, reference, contiguous, "
+                   "strided (cpu); auto, scalar, vec4 (opencl)")
+      ->type_name("LIST")
+      ->capture_default_str();
+  command->add_option("--backend", args->backend, "cpu or opencl")
+      ->check(CLI::IsMember({"cpu", "opencl"}))
+      ->capture_default_str();
+  command
+      ->add_option("--cpu-target", args->cpu_target,
+                   "SIMD target (see lrelu info); default: the best one")
+      ->type_name("NAME");
+  command
+      ->add_option("--repeat", args->repeat,
+                   "Timed samples per measurement (the median is reported)")
+      ->type_name("N")
+      ->capture_default_str();
+  command->callback([args] { RunBench(*args); });
+}
+
+}  // namespace lrelu_cli

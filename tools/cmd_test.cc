@@ -1,0 +1,198 @@
+// lrelu test: runs the contract's correctness cases (test.json, compiled
+// into the library, or a file) on every variant, SIMD target and backend
+// asked for, and prints one line per failure and a closing count.
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends.h"
+#include "commands.h"
+#include "conformance_plan.h"
+#include "errors.h"
+#include "lrelu/kernel.hpp"
+#include "lrelu/lrelu.hpp"
+#include "parse_args.h"
+
+namespace lrelu_cli {
+namespace {
+
+struct TestArgs {
+  std::string cases_file;
+  std::string variants;
+  std::string backend = "cpu";
+  std::string cpu_target;
+  std::string threads = "0";
+  bool verbose = false;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw CliError("cannot read the cases file " + Quote(path) + ": " +
+                   ErrnoText(errno));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) {
+    throw CliError("cannot read the cases file " + Quote(path) + ": " +
+                   ErrnoText(errno));
+  }
+  return text.str();
+}
+
+std::vector<lrelu::TestCase> LoadCases(const std::string& path) {
+  if (path.empty()) {
+    return lrelu::get_kernel("ai.onnx.LeakyRelu", LRELU_CONTRACT_VERSION)
+        .test_cases();
+  }
+  std::vector<lrelu::TestCase> cases;
+  try {
+    cases = lrelu::parse_test_cases(ReadFile(path));
+  } catch (const lrelu::Error& e) {
+    throw CliError("the cases file " + Quote(path) +
+                   " is not usable: " + e.what());
+  }
+  if (cases.empty()) {
+    throw CliError("the cases file " + Quote(path) + " has no cases");
+  }
+  return cases;
+}
+
+std::vector<std::string> CpuTargets(const std::string& wanted) {
+  const std::vector<std::string> runnable = lrelu::cpu_targets();
+  if (wanted.empty()) return {runnable.at(0)};  // what the library picks
+  if (wanted == "all") return runnable;
+  for (const std::string& name : runnable) {
+    if (name == wanted) return {name};
+  }
+  std::string list;
+  for (const std::string& name : runnable) list += " " + name;
+  throw UsageError("--cpu-target " + Quote(wanted, 40) +
+                   " is not runnable here (runnable:" + list + ", or all)");
+}
+
+std::vector<lrelu_backend_t> Backends(const std::string& name) {
+  if (name == "all") return AllBackends();
+  return {BackendFromName(name)};
+}
+
+// Control characters in a library message become spaces, so that each
+// failure stays on its one line.
+std::string OneLine(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return text;
+}
+
+void RunTest(const TestArgs& args) {
+  PlanRequest request;
+  request.backends = Backends(args.backend);
+  if (!args.variants.empty()) {
+    request.variants = SplitList(args.variants, "--variant");
+  }
+  request.cpu_targets = CpuTargets(args.cpu_target);
+  request.threads = ParseThreads(args.threads);
+  const ConformancePlan plan = PlanConformance(request);
+  const std::vector<lrelu::TestCase> cases = LoadCases(args.cases_file);
+
+  for (const std::string& note : plan.notes) {
+    std::printf("%s\n", OneLine(note).c_str());
+  }
+  // Per case: did any configuration run it, did any fail it.
+  std::vector<char> ran(cases.size(), 0), failed(cases.size(), 0);
+  std::size_t runs_passed = 0, runs_failed = 0;
+  for (const ConformanceRun& run : plan.runs) {
+    const std::vector<lrelu::CaseResult> results =
+        lrelu::run_cases(cases, run.options);
+    std::size_t run_failed = 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      ran[i] = 1;
+      if (results[i].passed) continue;
+      failed[i] = 1;
+      ++run_failed;
+      std::printf("FAIL %s %s: (%s) %s\n", run.name.c_str(),
+                  results[i].id.c_str(), run.detail.c_str(),
+                  OneLine(results[i].message).c_str());
+    }
+    runs_failed += run_failed;
+    runs_passed += results.size() - run_failed;
+    if (args.verbose) {
+      std::printf("%s %s (%s): %zu cases, %zu failed\n",
+                  run_failed == 0 ? "ok  " : "FAIL", run.name.c_str(),
+                  run.detail.c_str(), cases.size(), run_failed);
+    }
+    std::fflush(stdout);
+  }
+  std::printf("%zu configurations x %zu cases: %zu runs passed, %zu failed",
+              plan.runs.size(), cases.size(), runs_passed, runs_failed);
+  if (plan.skipped_runs > 0) {
+    std::printf(", %zu skipped", plan.skipped_runs * cases.size());
+  }
+  std::printf("\n");
+  // The closing line counts cases: failed when any configuration failed
+  // it, skipped when none ran it.
+  std::size_t passed = 0, failed_cases = 0, skipped = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!ran[i]) {
+      ++skipped;
+    } else if (failed[i]) {
+      ++failed_cases;
+    } else {
+      ++passed;
+    }
+  }
+  std::printf("%zu passed, %zu failed", passed, failed_cases);
+  if (skipped > 0) std::printf(", %zu skipped", skipped);
+  std::printf("\n");
+  std::fflush(stdout);
+  if (failed_cases > 0) throw ReportedFailure(kExitFailure);
+}
+
+}  // namespace
+
+void RegisterTestCommand(CLI::App& app) {
+  auto args = std::make_shared<TestArgs>();
+  CLI::App* command = app.add_subcommand(
+      "test",
+      "Run the contract's correctness cases (test.json) on every variant, "
+      "layout (contiguous, strided) and in-place mode of the chosen backends; "
+      "prints each failure, then 'N passed, M failed[, K skipped]' counting "
+      "cases (failed: on any configuration)");
+  command
+      ->add_option("--cases", args->cases_file,
+                   "test.json-format file to run instead of the cases "
+                   "compiled into the library")
+      ->type_name("FILE");
+  command
+      ->add_option("--variant", args->variants,
+                   "Only these variants (comma-separated): reference, "
+                   "contiguous, strided (cpu); scalar, vec4 (opencl, cuda); "
+                   "auto. Default: every variant of each backend")
+      ->type_name("LIST");
+  command
+      ->add_option("--backend", args->backend,
+                   "cpu, opencl, cuda, or all (every backend; those with no "
+                   "device are reported as skipped)")
+      ->check(CLI::IsMember({"cpu", "opencl", "cuda", "all"}))
+      ->capture_default_str();
+  command
+      ->add_option("--cpu-target", args->cpu_target,
+                   "SIMD target for the cpu backend (see lrelu info), or all "
+                   "(every runnable one). Default: the one the library picks")
+      ->type_name("NAME|all");
+  command
+      ->add_option("--threads", args->threads,
+                   "Threads per call (0 = all hardware threads)")
+      ->type_name("N")
+      ->capture_default_str();
+  command->add_flag("-v,--verbose", args->verbose,
+                    "Also print one line per configuration");
+  command->callback([args] { RunTest(*args); });
+}
+
+}  // namespace lrelu_cli

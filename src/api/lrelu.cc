@@ -67,14 +67,38 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                               lrelu_options_t* options) {
   lrelu_options_init(options);
   if (given == nullptr) return LRELU_STATUS_OK;
-  if (given->struct_size < offsetof(lrelu_options_t, threads) + sizeof(size_t)) {
+  // Copy whole fields only: a struct_size that ends inside a field (a
+  // garbled or foreign struct) would otherwise copy half a pointer. A larger
+  // struct (a newer header) is accepted when the fields this library does
+  // not know are zero, i.e. left at their defaults.
+  static constexpr size_t kFieldEnds[] = {
+      offsetof(lrelu_options_t, threads) + sizeof(size_t),
+      offsetof(lrelu_options_t, thread_pool) + sizeof(void*),
+      offsetof(lrelu_options_t, variant) + sizeof(void*),
+      offsetof(lrelu_options_t, cpu_target) + sizeof(void*),
+      offsetof(lrelu_options_t, backend) + sizeof(lrelu_backend_t),
+      offsetof(lrelu_options_t, stream) + sizeof(void*),
+      offsetof(lrelu_options_t, device) + sizeof(int32_t),
+      sizeof(lrelu_options_t)};
+  const size_t size = given->struct_size;
+  bool boundary = false;
+  for (size_t end : kFieldEnds) boundary = boundary || size == end;
+  if (size > sizeof(lrelu_options_t)) {
+    const auto* extra = reinterpret_cast<const unsigned char*>(given) +
+                        sizeof(lrelu_options_t);
+    boundary = true;
+    for (size_t i = 0; i < size - sizeof(lrelu_options_t); ++i) {
+      if (extra[i] != 0) boundary = false;
+    }
+  }
+  if (!boundary) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "options.struct_size is %u: initialise options with "
-                "lrelu_options_init()",
+                "options.struct_size is %u, which is not the size of any "
+                "version of lrelu_options_t this library knows (or sets "
+                "unknown fields): initialise options with lrelu_options_init()",
                 given->struct_size);
   }
-  std::memcpy(options, given,
-              std::min<size_t>(given->struct_size, sizeof(lrelu_options_t)));
+  std::memcpy(options, given, std::min<size_t>(size, sizeof(lrelu_options_t)));
   options->struct_size = sizeof(lrelu_options_t);
   if (SelectBackend(*options) == nullptr) {
     const char* name = lrelu_backend_name(options->backend);

@@ -122,7 +122,10 @@ lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
                 "%s's strides reach outside the address space", name);
   }
   c->lo_bytes = lo;
-  c->hi_bytes = hi + static_cast<int64_t>(elem) - 1;
+  if (__builtin_add_overflow(hi, static_cast<int64_t>(elem) - 1, &c->hi_bytes)) {
+    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
+                "%s's strides reach beyond 64-bit byte offsets", name);
+  }
   return LRELU_STATUS_OK;
 }
 
@@ -182,12 +185,15 @@ lrelu_status_t CheckOverlap(const Checked& out, const Checked& in,
                             bool* same_view) {
   *same_view = false;
   if (out.n == 0) return LRELU_STATUS_OK;
-  const auto out_base = reinterpret_cast<intptr_t>(out.t->data);
-  const auto in_base = reinterpret_cast<intptr_t>(in.t->data);
-  const intptr_t out_lo = out_base + out.lo_bytes;
-  const intptr_t out_hi = out_base + out.hi_bytes;
-  const intptr_t in_lo = in_base + in.lo_bytes;
-  const intptr_t in_hi = in_base + in.hi_bytes;
+  // Unsigned addresses: CheckTensor made sure base + lo and base + hi stay
+  // inside the address space, so none of these wrap.
+  const auto out_base = reinterpret_cast<uintptr_t>(out.t->data);
+  const auto in_base = reinterpret_cast<uintptr_t>(in.t->data);
+  // (Adding a negative offset as unsigned is modular, i.e. a subtraction.)
+  const uintptr_t out_lo = out_base + static_cast<uintptr_t>(out.lo_bytes);
+  const uintptr_t out_hi = out_base + static_cast<uintptr_t>(out.hi_bytes);
+  const uintptr_t in_lo = in_base + static_cast<uintptr_t>(in.lo_bytes);
+  const uintptr_t in_hi = in_base + static_cast<uintptr_t>(in.hi_bytes);
   if (out_hi < in_lo || in_hi < out_lo) return LRELU_STATUS_OK;
   if (SameView(out, in)) {
     *same_view = true;
@@ -280,10 +286,53 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
   p->rank = 0;
 }
 
+// The common call -- x and y C-contiguous (no strides), same dtype and
+// shape, no element-count overflow, disjoint or identical -- checked in one
+// pass. Returns false for anything else, valid or not: the general path
+// then validates (and words any error). Small calls are dominated by this
+// cost, so it matters.
+bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
+                       const lrelu_tensor_t* y, Problem* p) {
+  if (x == nullptr || y == nullptr || x->strides != nullptr ||
+      y->strides != nullptr || x->dtype != y->dtype || x->rank != y->rank ||
+      x->rank < 0 || x->data == nullptr || y->data == nullptr) {
+    return false;
+  }
+  const size_t elem = lrelu_dtype_size(x->dtype);
+  if (elem == 0 || (x->rank > 0 && (x->shape == nullptr || y->shape == nullptr))) {
+    return false;
+  }
+  // Up to 2^40 elements here, checked before each multiply; larger
+  // tensors take the general path.
+  constexpr uint64_t kLimit = uint64_t{1} << 40;
+  uint64_t n = 1;
+  for (int32_t i = 0; i < x->rank; ++i) {
+    const int64_t d = x->shape[i];
+    if (d <= 0 || d != y->shape[i] || static_cast<uint64_t>(d) > kLimit / n) {
+      return false;
+    }
+    n *= static_cast<uint64_t>(d);
+  }
+  const auto xa = reinterpret_cast<uintptr_t>(x->data);
+  const auto ya = reinterpret_cast<uintptr_t>(y->data);
+  const uint64_t bytes = n * elem;
+  if (xa != ya && xa < ya + bytes && ya < xa + bytes) return false;
+  if (UINTPTR_MAX - xa < bytes || UINTPTR_MAX - ya < bytes) return false;
+  InitProblem(Op::kForward, x->dtype, alpha, static_cast<int64_t>(n), p);
+  p->v = p->s = x->data;
+  p->out = y->data;
+  p->in_place = xa == ya;
+  p->rank = 1;
+  p->shape[0] = static_cast<int64_t>(n);
+  p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
+  return true;
+}
+
 }  // namespace
 
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,
                                    const lrelu_tensor_t* y, Problem* p) {
+  if (BuildDenseForward(x, alpha, y, p)) return LRELU_STATUS_OK;
   Checked cx, cy;
   lrelu_status_t status;
   if ((status = CheckTensor(x, "x", &cx)) != LRELU_STATUS_OK) return status;

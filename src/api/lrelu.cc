@@ -68,25 +68,29 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
   lrelu_options_init(options);
   if (given == nullptr) return LRELU_STATUS_OK;
   // Copy whole fields only: a struct_size that ends inside a field (a
-  // garbled or foreign struct) would otherwise copy half a pointer. A larger
-  // struct (a newer header) is accepted when the fields this library does
-  // not know are zero, i.e. left at their defaults.
-  static constexpr size_t kFieldEnds[] = {
-      offsetof(lrelu_options_t, threads) + sizeof(size_t),
-      offsetof(lrelu_options_t, thread_pool) + sizeof(void*),
-      offsetof(lrelu_options_t, variant) + sizeof(void*),
-      offsetof(lrelu_options_t, cpu_target) + sizeof(void*),
-      offsetof(lrelu_options_t, backend) + sizeof(lrelu_backend_t),
-      offsetof(lrelu_options_t, stream) + sizeof(void*),
-      offsetof(lrelu_options_t, device) + sizeof(int32_t),
-      sizeof(lrelu_options_t)};
+  // garbled or foreign struct) would otherwise copy half a pointer. Sizes of
+  // older versions (ending after any field, padding included) are fine. A
+  // larger struct (a newer header) is accepted when the fields this library
+  // does not know are zero, i.e. left at their defaults.
+  struct Field {
+    size_t offset, size;
+  };
+  static constexpr Field kFields[] = {
+      {offsetof(lrelu_options_t, threads), sizeof(size_t)},
+      {offsetof(lrelu_options_t, thread_pool), sizeof(void*)},
+      {offsetof(lrelu_options_t, variant), sizeof(void*)},
+      {offsetof(lrelu_options_t, cpu_target), sizeof(void*)},
+      {offsetof(lrelu_options_t, backend), sizeof(lrelu_backend_t)},
+      {offsetof(lrelu_options_t, stream), sizeof(void*)},
+      {offsetof(lrelu_options_t, device), sizeof(int32_t)}};
   const size_t size = given->struct_size;
-  bool boundary = false;
-  for (size_t end : kFieldEnds) boundary = boundary || size == end;
+  bool boundary = size >= kFields[0].offset + kFields[0].size;
+  for (const Field& f : kFields) {
+    if (size > f.offset && size < f.offset + f.size) boundary = false;
+  }
   if (size > sizeof(lrelu_options_t)) {
     const auto* extra = reinterpret_cast<const unsigned char*>(given) +
                         sizeof(lrelu_options_t);
-    boundary = true;
     for (size_t i = 0; i < size - sizeof(lrelu_options_t); ++i) {
       if (extra[i] != 0) boundary = false;
     }

@@ -1,5 +1,6 @@
 // The CPU backend: picks the variant (reference, contiguous, strided), the
 // SIMD target and the tiling, and runs the tasks on a thread pool.
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <string>
@@ -144,13 +145,16 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
                       element_aligned && out_bytes >= kStreamBytes;
   const int dtype = cpu::DTypeIndex(p.dtype);
+  const double alpha_used =
+      p.dtype == LRELU_DTYPE_FLOAT64 ? p.alpha : state.args.alpha32;
+  const bool finite = std::isfinite(alpha_used) && alpha_used != 0.0;
   const cpu::KernelTable& kernels = cpu::KernelsFor(target->bit);
   if (variant == Variant::kReference) {
     state.kernel = &ReferenceKernel;
   } else if (p.op == Op::kForward) {
-    state.kernel = kernels.forward[dtype][stream ? 1 : 0];
+    state.kernel = kernels.forward[dtype][stream ? 1 : 0][finite ? 1 : 0];
   } else {
-    state.kernel = kernels.backward[dtype][stream ? 1 : 0];
+    state.kernel = kernels.backward[dtype][stream ? 1 : 0][finite ? 1 : 0];
   }
   std::memcpy(plan->state, &state, sizeof(state));
   return LRELU_STATUS_OK;

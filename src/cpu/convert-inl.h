@@ -104,8 +104,9 @@ HWY_INLINE hn::Vec<DF> BFloat16BitsToFloat(
   return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, b)));
 }
 
-// float32 -> bfloat16 bits, round to nearest even, subnormals kept, NaN quiet.
-template <class D16>
+// float32 -> bfloat16 bits, round to nearest even, subnormals kept, NaN quiet
+// (kMayBeNaN = false: the caller knows no lane that matters is NaN).
+template <bool kMayBeNaN, class D16>
 HWY_INLINE hn::Vec<D16> FloatToBFloat16Bits(D16 d16,
                                             hn::Vec<hn::Rebind<float, D16>> f) {
   const hn::Rebind<float, D16> df;
@@ -115,6 +116,7 @@ HWY_INLINE hn::Vec<D16> FloatToBFloat16Bits(D16 d16,
   const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
   const auto rounded =
       hn::ShiftRight<16>(hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd));
+  if (!kMayBeNaN) return hn::DemoteTo(d16, hn::BitCast(di, rounded));
   const auto nan = hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
                           hn::Set(di, 0x7f800000));
   const auto quiet = hn::Or(hn::ShiftRight<16>(u), hn::Set(du, 0x40u));

@@ -32,11 +32,13 @@ using Kernel = void (*)(const KernelArgs& args);
 inline int DTypeIndex(lrelu_dtype_t dtype) { return static_cast<int>(dtype) - 1; }
 constexpr int kNumDTypes = 4;
 
-// The kernels of one target. [dtype][stream]: stream = 1 writes out with
-// non-temporal stores (for outputs far larger than the caches).
+// The kernels of one target, [dtype][stream][finite_alpha]: stream = 1
+// writes out with non-temporal stores (for outputs far larger than the
+// caches); finite_alpha = 1 may only be used when alpha (as float32 for the
+// 32/16-bit dtypes) is finite and nonzero, so no product is NaN.
 struct KernelTable {
-  Kernel forward[kNumDTypes][2];
-  Kernel backward[kNumDTypes][2];
+  Kernel forward[kNumDTypes][2][2];
+  Kernel backward[kNumDTypes][2][2];
 };
 
 // A Highway target (one HWY_* bit) compiled in and runnable on this CPU.

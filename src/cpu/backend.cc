@@ -25,7 +25,7 @@ enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
 // Below this many bytes moved per task, waking another thread costs more
 // than it saves (measured with bench/, see docs/performance.md).
-constexpr size_t kMinTaskBytes = size_t{96} << 10;
+constexpr size_t kMinTaskBytes = size_t{256} << 10;
 // Outputs at least this large go around the caches (non-temporal stores):
 // they would not stay cached anyway, and skipping the read-for-ownership
 // saves a third of the memory traffic.

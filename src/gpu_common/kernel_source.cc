@@ -29,21 +29,6 @@ void ReplaceAll(std::string* text, const std::string& key,
   }
 }
 
-const char* Tag(lrelu_dtype_t dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return "f32";
-    case LRELU_DTYPE_FLOAT16:
-      return "f16";
-    case LRELU_DTYPE_BFLOAT16:
-      return "bf16";
-    case LRELU_DTYPE_FLOAT64:
-      return "f64";
-    default:
-      break;
-  }
-  return nullptr;
-}
 
 lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
                           std::string* source) {
@@ -127,7 +112,7 @@ std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
 lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
                                   const char* variant, uint32_t workgroup_size,
                                   std::string* source) {
-  const char* tag = Tag(dtype);
+  const char* tag = DTypeTag(dtype);
   if (tag == nullptr) {
     return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
                 "unsupported dtype %d (supported: float32, float16, bfloat16, "
@@ -155,6 +140,22 @@ lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
   return Fail(LRELU_STATUS_INVALID_ARGUMENT,
               "target '%s': use wgsl, opencl or cuda",
               target == nullptr ? "(null)" : target);
+}
+
+const char* DTypeTag(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return "f32";
+    case LRELU_DTYPE_FLOAT16:
+      return "f16";
+    case LRELU_DTYPE_BFLOAT16:
+      return "bf16";
+    case LRELU_DTYPE_FLOAT64:
+      return "f64";
+    default:
+      break;
+  }
+  return nullptr;
 }
 
 }  // namespace lrelu::gpu

@@ -10,6 +10,10 @@
 
 namespace lrelu::gpu {
 
+// The short dtype name kernel names are built from ("f32", "f16", "bf16",
+// "f64"); nullptr for an unknown dtype.
+const char* DTypeTag(lrelu_dtype_t dtype);
+
 // target: "wgsl", "opencl" or "cuda"; variant: "scalar" or "vec4";
 // workgroup_size: WGSL only, 0 = 256. On failure returns the status and
 // has set the thread's error message.

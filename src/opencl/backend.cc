@@ -11,6 +11,7 @@
 
 #include "api/error.h"
 #include "gpu_common/backends.h"
+#include "gpu_common/kernel_source.h"
 #include "opencl/runtime.h"
 
 namespace lrelu {
@@ -30,21 +31,6 @@ constexpr cl_ulong kMaxChunkBytes = cl_ulong{256} << 20;
 // Work-items per group (see the launch below).
 constexpr size_t kGroupSize = 64;
 
-const char* DTypeTag(lrelu_dtype_t dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return "f32";
-    case LRELU_DTYPE_FLOAT16:
-      return "f16";
-    case LRELU_DTYPE_BFLOAT16:
-      return "bf16";
-    case LRELU_DTYPE_FLOAT64:
-      return "f64";
-    default:
-      break;
-  }
-  return "";
-}
 
 lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
@@ -94,7 +80,7 @@ lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
   state.device = options.device;
   state.vec4 = vec4;
   std::snprintf(state.kernel, sizeof(state.kernel), "lrelu_%s_%s",
-                DTypeTag(p.dtype), vec4 ? "vec4" : "scalar");
+                gpu::DTypeTag(p.dtype), vec4 ? "vec4" : "scalar");
   std::memcpy(plan->state, &state, sizeof(state));
   plan->variant = p.n == 0 ? "empty" : (vec4 ? "vec4" : "scalar");
   plan->target = device.name.c_str();

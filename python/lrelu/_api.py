@@ -37,6 +37,10 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
+    if threads is None and type(x) is np.ndarray:
+        # The common call, straight to the ufunc: this wrapper's own cost
+        # is most of a small call's time.
+        return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):
         return _dlpack.leaky_relu(x, alpha, threads, **ufunc_kwargs)

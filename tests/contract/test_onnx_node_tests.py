@@ -3,10 +3,17 @@ installed onnx package (docs: /work/shared/reference/toolchain.md section 5),
 checks them against the contract, and converts them to the test.json case
 format for the C++ runner.
 
-    LRELU_ONNX_CASES_OUT=path /usr/bin/python3 -m pytest test_onnx_node_tests.py
+    LRELU_ONNX_CASES_OUT=path .venv/bin/python -m pytest test_onnx_node_tests.py
 
 writes the converted cases to `path`; ctest then runs them through lrelu on
 every variant (contract_onnx_test, tests/contract/onnx_test.cc).
+
+The onnx pinned in python/requirements-dev.txt (in .venv) gives LeakyRelu-16
+a function body, so the generator also writes test_leakyrelu*_expanded (the
+body inlined: Constant alpha, CastLike, Less, Mul, Where); they run like the
+base tests. Debian's onnx 1.12 (/usr/bin/python3, the fallback) has no body
+and generates the base tests only. LRELU_ONNX_EXPECT_EXPANDED=1 (ctest sets
+it when it uses the pinned onnx) makes missing _expanded tests a failure.
 """
 
 import glob
@@ -27,43 +34,91 @@ from onnx import numpy_helper  # pylint: disable=wrong-import-position
 BASE_TESTS = ("test_leakyrelu", "test_leakyrelu_default",
               "test_leakyrelu_example")
 
-# numpy 1.24 removed the aliases that onnx 1.12's test generator still uses.
+EXPANDED_TESTS = tuple(n + "_expanded" for n in BASE_TESTS)
+
+# numpy 1.24 removed the aliases that onnx 1.12's test generator still uses;
+# onnx >= 1.14 no longer needs them (and is not given them). onnx >= 1.14's
+# generator also needs OUT/node to exist before it runs.
 REGENERATE = r"""
-import sys, numpy as np
-np.float = float; np.int = int; np.bool = bool; np.object = object
+import os, sys, numpy as np
+import onnx
+if tuple(int(v) for v in onnx.__version__.split(".")[:2]) < (1, 14):
+  np.float = float; np.int = int; np.bool = bool; np.object = object
 from onnx.backend.test import cmd_tools
+os.makedirs(os.path.join(sys.argv[1], "node"), exist_ok=True)
 sys.argv = ["cmd_tools", "generate-data", "-o", sys.argv[1], "-t", "LeakyRelu"]
 cmd_tools.main()
 """
 
 
+def has_function_body():
+  """Whether this onnx defines LeakyRelu-16 as a function (then its
+  generator writes the _expanded tests)."""
+  schema = onnx.defs.get_schema("LeakyRelu", 16)
+  return bool(schema.has_function or
+              getattr(schema, "has_context_dependent_function", False))
+
+
 @pytest.fixture(scope="module")
 def node_tests(tmp_path_factory):
   out = tmp_path_factory.mktemp("onnx")
-  subprocess.run([sys.executable, "-c", REGENERATE, str(out)], check=True,
-                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  run = subprocess.run([sys.executable, "-c", REGENERATE, str(out)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       check=False)
+  assert run.returncode == 0, run.stdout.decode(errors="replace")[-4000:]
   dirs = sorted(glob.glob(os.path.join(str(out), "node", "test_leakyrelu*")))
   return {os.path.basename(d): d for d in dirs}
 
 
+def constant_value(model, name):
+  """The float32 scalar a Constant gives `name`, through CastLike/Cast."""
+  producer = {o: n for n in model.graph.node for o in n.output}
+  node = producer[name]
+  while node.op_type in ("CastLike", "Cast"):
+    node = producer[node.input[0]]
+  assert node.op_type == "Constant", (name, node.op_type)
+  (a,) = node.attribute
+  if a.name == "value_float":
+    return float(a.f)  # an ONNX float attribute is a float32
+  assert a.name == "value", a.name
+  value = numpy_helper.to_array(a.t)
+  assert value.dtype == np.float32 and value.size == 1, (value.dtype, value)
+  return float(value.reshape(-1)[0])
+
+
+def expanded_alpha(model):
+  """alpha of an _expanded model (LeakyRelu-16's function body inlined),
+  read by following the body from y, which must compute the contract's rule:
+  y = Where(Less(x, Zero), Mul(Alpha, x), x), Zero = 0, Alpha a Constant
+  (its value: the node's alpha, or the default 0.01) cast like x."""
+  producer = {o: n for n in model.graph.node for o in n.output}
+  (x,) = [i.name for i in model.graph.input]
+  (y,) = [o.name for o in model.graph.output]
+  where = producer[y]
+  assert where.op_type == "Where", where.op_type
+  less_out, mul_out, other = where.input
+  assert other == x, other
+  less = producer[less_out]
+  assert less.op_type == "Less" and less.input[0] == x, less
+  assert constant_value(model, less.input[1]) == 0.0
+  mul = producer[mul_out]
+  assert mul.op_type == "Mul" and list(mul.input).count(x) == 1, mul
+  (alpha_name,) = [i for i in mul.input if i != x]
+  return constant_value(model, alpha_name)
+
+
 def alpha_of(model):
-  """alpha from the model: the LeakyRelu node's attribute (absent: the
-  default), or in an _expanded model the Constant that holds it."""
-  for node in model.graph.node:
-    if node.op_type == "LeakyRelu":
-      for a in node.attribute:
-        if a.name == "alpha":
-          return float(a.f)  # an ONNX float attribute is a float32
-      return None
-  for node in model.graph.node:
-    if node.op_type == "Constant" and any("alpha" in o.lower()
-                                          for o in node.output):
-      for a in node.attribute:
-        if a.name == "value_float":
-          return float(a.f)
-        if a.name == "value":
-          return float(numpy_helper.to_array(a.t))
-  raise AssertionError("no alpha in %s" % model.graph.name)
+  """alpha from the model: the LeakyRelu node's attribute (absent: None, the
+  default), or in an _expanded model the Constant the body multiplies x by
+  (there the default 0.01 is explicit)."""
+  ops = [n.op_type for n in model.graph.node]
+  if ops == ["LeakyRelu"]:
+    for a in model.graph.node[0].attribute:
+      if a.name == "alpha":
+        return float(a.f)  # an ONNX float attribute is a float32
+    return None
+  assert "LeakyRelu" not in ops, ops
+  return expanded_alpha(model)
 
 
 def load_cases(name, directory):
@@ -95,27 +150,54 @@ def load_cases(name, directory):
   return cases
 
 
-def test_regenerated_base_tests_exist(node_tests):
-  for name in BASE_TESTS:
-    assert name in node_tests, sorted(node_tests)
+def test_regenerated_tests_exist(node_tests):
+  """The base tests always; the _expanded ones exactly when this onnx gives
+  LeakyRelu-16 a function body, and always when ctest asks for them."""
+  expanded = has_function_body()
+  if os.environ.get("LRELU_ONNX_EXPECT_EXPANDED") == "1":
+    assert expanded, ("onnx %s has no function body for LeakyRelu-16; the "
+                      "pin in python/requirements-dev.txt has" %
+                      onnx.__version__)
+  want = BASE_TESTS + (EXPANDED_TESTS if expanded else ())
+  assert sorted(node_tests) == sorted(want), (onnx.__version__,
+                                              sorted(node_tests))
 
 
 def test_expanded_forms(node_tests):
-  """The _expanded tests (LeakyRelu-16's function body inlined) carry the
-  same data as their base test. onnx 1.12 gives LeakyRelu-16 no function
-  body, so it generates none; newer onnx does."""
-  expanded = [n for n in node_tests if n.endswith("_expanded")]
-  if not expanded:
-    pytest.skip("onnx %s generates no _expanded LeakyRelu tests (no function "
-                "body for LeakyRelu-16)" % onnx.__version__)
-  for name in expanded:
+  """Each _expanded test (LeakyRelu-16's function body inlined) carries the
+  same input, expected output and float32 alpha as its base test. None
+  exist with onnx 1.12 (test_regenerated_tests_exist says when they must)."""
+  for name in sorted(n for n in node_tests if n.endswith("_expanded")):
     base = name[:-len("_expanded")]
-    got = [c[0] for c in load_cases(name, node_tests[name])]
-    want = [c[0] for c in load_cases(base, node_tests[base])]
-    for g, w in zip(got, want):
+    got = load_cases(name, node_tests[name])
+    want = load_cases(base, node_tests[base])
+    assert len(got) == len(want) >= 1, name
+    for (g, _, gx, gy, galpha), (w, _, wx, wy, walpha) in zip(got, want):
+      assert g["id"] == w["id"].replace(base, name)
+      assert g["shape"] == w["shape"]
       assert g["inputs"] == w["inputs"] and g["expected"] == w["expected"]
-      assert (g["attributes"].get("alpha", B.alpha_attribute(0.01))["f32"] ==
-              w["attributes"].get("alpha", B.alpha_attribute(0.01))["f32"])
+      assert np.array_equal(gx.view(np.uint32), wx.view(np.uint32))
+      assert np.array_equal(gy.view(np.uint32), wy.view(np.uint32))
+      # The body holds the alpha (explicit 0.01 for _default) as float32.
+      assert "alpha" in g["attributes"], name
+      assert (np.float32(galpha).view(np.uint32) ==
+              np.float32(walpha).view(np.uint32)), (name, galpha, walpha)
+
+
+def test_expanded_models_compute_their_outputs(node_tests):
+  """onnx's reference evaluator runs each _expanded model's nodes (Constant,
+  CastLike, Less, Mul, Where) on the input: bit-exact with output_0.pb."""
+  expanded = sorted(n for n in node_tests if n.endswith("_expanded"))
+  if not expanded:
+    return  # onnx 1.12: none generated, and no onnx.reference either
+  from onnx.reference import ReferenceEvaluator  # pylint: disable=import-outside-toplevel
+  for name in expanded:
+    model = onnx.load(os.path.join(node_tests[name], "model.onnx"))
+    session = ReferenceEvaluator(model)
+    for _, _, x, y, _ in load_cases(name, node_tests[name]):
+      (got,) = session.run(None, {model.graph.input[0].name: x})
+      assert got.dtype == np.float32, (name, got.dtype)
+      assert np.array_equal(got.view(np.uint32), y.view(np.uint32)), name
 
 
 def test_onnx_outputs_equal_the_contract(node_tests):

@@ -70,7 +70,8 @@ typedef enum lrelu_status {
   LRELU_STATUS_INTERNAL = 14,
   /* Makes every int a valid value, so a bad value from a caller is an
    * error that lrelu can report rather than undefined behaviour. */
-  LRELU_STATUS_MAX_ENUM_ = 0x7fffffff
+  LRELU_STATUS_MAX_ENUM_ = 0x7fffffff,
+  LRELU_STATUS_MIN_ENUM_ = -0x7fffffff - 1
 } lrelu_status_t;
 
 /** Element types. The values are stable ABI. */
@@ -79,7 +80,8 @@ typedef enum lrelu_dtype {
   LRELU_DTYPE_FLOAT16 = 2,  /**< IEEE 754 binary16. */
   LRELU_DTYPE_BFLOAT16 = 3, /**< The upper 16 bits of a float32. */
   LRELU_DTYPE_FLOAT64 = 4,
-  LRELU_DTYPE_MAX_ENUM_ = 0x7fffffff
+  LRELU_DTYPE_MAX_ENUM_ = 0x7fffffff,
+  LRELU_DTYPE_MIN_ENUM_ = -0x7fffffff - 1
 } lrelu_dtype_t;
 
 /** Where the data lives and which implementation runs. */
@@ -95,7 +97,8 @@ typedef enum lrelu_backend {
    * when the output is written. Dense views only. Variants "vec4", "scalar".
    * float64 needs cl_khr_fp64. */
   LRELU_BACKEND_OPENCL = 2,
-  LRELU_BACKEND_MAX_ENUM_ = 0x7fffffff
+  LRELU_BACKEND_MAX_ENUM_ = 0x7fffffff,
+  LRELU_BACKEND_MIN_ENUM_ = -0x7fffffff - 1
 } lrelu_backend_t;
 
 /** Which tensor the gradient reads its sign from. */
@@ -104,7 +107,8 @@ typedef enum lrelu_grad_source {
   LRELU_GRAD_FROM_Y = 1, /**< dx = y < 0 ? alpha * dy : dy; needs alpha > 0.
                               Equals FROM_X except where alpha * x underflowed
                               to -0 (y then no longer shows the sign). */
-  LRELU_GRAD_SOURCE_MAX_ENUM_ = 0x7fffffff
+  LRELU_GRAD_SOURCE_MAX_ENUM_ = 0x7fffffff,
+  LRELU_GRAD_SOURCE_MIN_ENUM_ = -0x7fffffff - 1
 } lrelu_grad_source_t;
 
 /** A non-owning view of a tensor.

@@ -91,13 +91,20 @@ DType ParseDType(const json& j, const std::string& where) {
 std::vector<int64_t> ParseShape(const json& j, int64_t* numel,
                                 const std::string& where) {
   std::vector<int64_t> shape = j.get<std::vector<int64_t>>();
+  // The non-zero extents must multiply within int64 too: an empty tensor
+  // still gets strides (products of extents) in the runner.
   int64_t n = 1;
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) Fail(where + ": negative extent in shape");
-    if (d != 0 && n > INT64_MAX / d) Fail(where + ": shape overflows");
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (n > INT64_MAX / d) Fail(where + ": shape overflows");
     n *= d;
   }
-  *numel = n;
+  *numel = empty ? 0 : n;
   return shape;
 }
 

@@ -21,6 +21,20 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// The product, opaque to the optimiser. clang otherwise rewrites
+// IfThenElse(s < 0, v * alpha, v) as v * (s < 0 ? alpha : 1), and v * 1
+// quiets a signalling NaN that must pass through untouched. GCC does not.
+template <class V>
+HWY_INLINE V Opaque(V product) {
+#if defined(__clang__) && HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && \
+    HWY_TARGET != HWY_SCALAR
+  asm("" : "+v"(product.raw));
+#elif defined(__clang__)
+  asm("" : "+m"(product));
+#endif
+  return product;
+}
+
 // Per dtype: the storage lane type T, the vector tag that holds one float32
 // (or float64) vector's worth of T, and the element rule on raw lanes. Masks
 // come from s, values from v; lanes where s is not negative keep v's bits.
@@ -35,7 +49,7 @@ struct Rule<LRELU_DTYPE_FLOAT32> {
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
                                      float alpha32, double) {
     return hn::IfThenElse(hn::Lt(s, hn::Zero(d)),
-                          hn::Mul(v, hn::Set(d, alpha32)), v);
+                          Opaque(hn::Mul(v, hn::Set(d, alpha32))), v);
   }
 };
 
@@ -46,8 +60,8 @@ struct Rule<LRELU_DTYPE_FLOAT64> {
   template <class D>
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s, float,
                                      double alpha) {
-    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), hn::Mul(v, hn::Set(d, alpha)),
-                          v);
+    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)),
+                          Opaque(hn::Mul(v, hn::Set(d, alpha))), v);
   }
 };
 

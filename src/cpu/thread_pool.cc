@@ -4,15 +4,52 @@
 #include <sched.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_THREAD__)
+#define LRELU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LRELU_TSAN 1
+#endif
+#endif
+
+#ifdef LRELU_TSAN
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+#endif
+
 namespace lrelu::cpu {
 namespace {
+
+#ifdef LRELU_TSAN
+// Debian's pthreadpool is not instrumented, so ThreadSanitizer cannot see
+// that it orders the caller's writes before the tasks and the tasks before
+// its return. Tell it, through one synchronisation object per call.
+struct Dispatch {
+  lrelu_task_fn task;
+  void* task_context;
+};
+
+void AnnotatedTask(void* context, size_t index) {
+  auto* d = static_cast<Dispatch*>(context);
+  __tsan_acquire(d);
+  d->task(d->task_context, index);
+  __tsan_release(d);
+}
+#endif
 
 void ParallelFor(void* pool_context, lrelu_task_fn task, void* task_context,
                  size_t task_count) {
   auto pool = static_cast<pthreadpool_t>(pool_context);
   // pthreadpool serialises concurrent callers on one pool, which is correct,
   // and its calling thread takes part in the work.
+#ifdef LRELU_TSAN
+  Dispatch dispatch{task, task_context};
+  __tsan_release(&dispatch);
+  pthreadpool_parallelize_1d(pool, &AnnotatedTask, &dispatch, task_count, 0);
+  __tsan_acquire(&dispatch);
+#else
   pthreadpool_parallelize_1d(pool, task, task_context, task_count, 0);
+#endif
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// One call of the C ABI, decoded from a fuzz input: the operation, the
+// tensors (pointing into one arena, so that aliasing and overlap happen),
+// alpha and the options. Decoding favours small valid calls but reaches
+// every kind of bad argument.
+#ifndef LRELU_TESTS_FUZZ_API_CASE_H_
+#define LRELU_TESTS_FUZZ_API_CASE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "byte_reader.h"
+#include "lrelu/lrelu.h"
+
+namespace lrelu::fuzz {
+
+struct TensorSpec {
+  bool null_tensor = false;  // pass NULL for the lrelu_tensor_t*
+  int dtype = LRELU_DTYPE_FLOAT32;
+  int32_t rank = 1;
+  bool null_shape = false;
+  std::vector<int64_t> shape;
+  bool null_strides = true;  // C-contiguous
+  std::vector<int64_t> strides;
+  bool null_data = false;
+  size_t offset = 0;  // bytes from the start of the arena
+};
+
+enum class PoolKind { kNone, kSerial, kReverse, kNoFunction, kNoConcurrency };
+
+struct ApiCase {
+  bool backward = false;
+  int source = LRELU_GRAD_FROM_X;
+  double alpha = 0.01;
+  // forward: {x, y}; backward: {dy, s, dx}. The output is last.
+  std::vector<TensorSpec> tensors;
+  size_t arena_bytes = 0;
+  uint64_t fill_seed = 0;
+
+  bool null_options = true;
+  uint32_t struct_size = sizeof(lrelu_options_t);
+  size_t threads = 0;
+  PoolKind pool = PoolKind::kNone;
+  size_t pool_concurrency = 1;
+  bool has_variant = false;
+  std::string variant;
+  bool has_cpu_target = false;
+  std::string cpu_target;
+  int backend = LRELU_BACKEND_CPU;
+  int32_t device = 0;
+
+  bool two_stage = false;
+  bool null_workspace_size = false;  // two-stage: NULL size/executor pointer
+  PoolKind execute_pool = PoolKind::kNone;
+  size_t workspace_given = 0;
+};
+
+ApiCase DecodeApiCase(ByteReader& in);
+
+}  // namespace lrelu::fuzz
+
+#endif  // LRELU_TESTS_FUZZ_API_CASE_H_

@@ -1,0 +1,226 @@
+// Concurrency stress: many caller threads at once, each planning and running
+// forward and gradient calls of different sizes (multi-task ones of 1 Mi
+// elements and more included), dtypes, alphas, thread counts, variants,
+// layouts and pools, every result checked bit for bit against the oracle.
+// Runs under ThreadSanitizer too (scripts/run-sanitizers.sh tsan). The
+// caller-supplied std::thread pools are the path TSan sees completely; on
+// lrelu's own pool (pthreadpool, uninstrumented) TSan reports false races
+// until src/cpu/thread_pool.cc annotates its hand-over.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lrelu/lrelu.hpp"
+#include "std_thread_pool.h"
+#include "support/test_data.h"
+
+namespace lrelu::stress {
+namespace {
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// Sanitizers slow every access 5-15x: fewer rounds there, same variety.
+constexpr int kCallers = 6;
+constexpr int kRounds = kSanitized ? 4 : 16;
+
+enum class PoolChoice { kOwn, kShared, kPerCall };
+
+struct Job {
+  lrelu_dtype_t dtype;
+  size_t n;
+  double alpha;
+  bool backward;
+  GradSource source;
+  bool in_place;
+  bool strided;  // every operand with stride 2 (the strided variant)
+  std::string variant;
+  size_t threads;
+  bool two_stage;
+  int executions;  // two-stage: runs of one executor
+};
+
+Job MakeJob(std::mt19937_64& rng) {
+  Job j;
+  const auto dtypes = testing::AllDTypes();
+  const auto alphas = testing::SweepAlphas();
+  j.dtype = dtypes[rng() % dtypes.size()];
+  // Single-task, a few tasks, and >= 1 Mi elements (many tasks).
+  const size_t sizes[] = {1, 37, 1000, 70001, 300007, (size_t{1} << 20) + 13};
+  j.n = sizes[rng() % 6];
+  if (kSanitized && j.n > 300007 && rng() % 2 == 0) j.n = 300007;
+  j.backward = rng() % 2 == 0;
+  j.source = rng() % 3 == 0 ? GradSource::kFromY : GradSource::kFromX;
+  j.alpha = alphas[rng() % alphas.size()];
+  if (j.backward && j.source == GradSource::kFromY && !(j.alpha > 0)) {
+    j.alpha = 0.2;
+  }
+  j.in_place = rng() % 3 == 0;
+  j.strided = rng() % 4 == 0;
+  const char* variants[] = {"", "", "reference", "strided"};
+  j.variant = variants[rng() % 4];
+  if (j.variant == "reference" && j.n > 70001) j.variant = "";  // slow oracle
+  j.threads = rng() % 5;  // 0: all
+  j.two_stage = rng() % 2 == 0;
+  j.executions = 1 + static_cast<int>(rng() % 3);
+  return j;
+}
+
+std::string Describe(const Job& j) {
+  return std::string(lrelu_dtype_name(j.dtype)) + " n=" + std::to_string(j.n) +
+         (j.backward ? " backward" : " forward") +
+         (j.in_place ? " in-place" : "") + (j.strided ? " strided" : "") +
+         " variant='" + j.variant + "' threads=" + std::to_string(j.threads) +
+         " alpha=" + std::to_string(j.alpha);
+}
+
+// Runs one job and returns "" or what went wrong.
+std::string RunJob(const Job& j, const lrelu_thread_pool_t* pool,
+                   std::mt19937_64& rng) {
+  const size_t elem = lrelu_dtype_size(j.dtype);
+  const size_t step = j.strided ? 2 : 1;
+  const auto v = testing::RandomBits(j.dtype, j.n, rng);
+  const auto s = testing::RandomBits(j.dtype, j.n, rng);
+  // Spread into stride-2 storage when strided; the gaps must survive.
+  auto spread = [&](const std::vector<unsigned char>& packed) {
+    std::vector<unsigned char> out(j.n * elem * step, 0x5a);
+    for (size_t i = 0; i < j.n; ++i) {
+      std::memcpy(&out[i * step * elem], &packed[i * elem], elem);
+    }
+    return out;
+  };
+  std::vector<unsigned char> vbuf = spread(v), sbuf = spread(s);
+  std::vector<unsigned char> obuf(vbuf.size(), 0x5a);
+  const auto d = static_cast<DType>(j.dtype);
+  const std::vector<int64_t> shape = {static_cast<int64_t>(j.n)};
+  const std::vector<int64_t> strides =
+      j.strided ? std::vector<int64_t>{2} : std::vector<int64_t>{};
+  TensorView vv(vbuf.data(), d, shape, strides);
+  TensorView sv(sbuf.data(), d, shape, strides);
+  TensorView ov = j.in_place ? vv : TensorView(obuf.data(), d, shape, strides);
+  Options options;
+  options.threads = j.threads;
+  options.variant = j.variant;
+  options.thread_pool = pool;
+  try {
+    if (j.two_stage) {
+      Executor e = j.backward
+                       ? Executor::backward(vv, sv, j.alpha, j.source, ov, options)
+                       : Executor::forward(vv, j.alpha, ov, options);
+      // In place, a second run would apply the op twice.
+      const int runs = j.in_place ? 1 : j.executions;
+      for (int r = 0; r < runs; ++r) e.execute();
+    } else if (j.backward) {
+      leaky_relu_backward(vv, sv, ov, j.alpha, j.source, options);
+    } else {
+      leaky_relu(vv, ov, j.alpha, options);
+    }
+  } catch (const Error& e) {
+    return std::string("refused: ") + e.what();
+  }
+  const auto& written = j.in_place ? vbuf : obuf;
+  std::vector<unsigned char> packed(j.n * elem);
+  for (size_t i = 0; i < j.n; ++i) {
+    std::memcpy(&packed[i * elem], &written[i * step * elem], elem);
+    for (size_t b = elem; b < step * elem; ++b) {
+      if (written[i * step * elem + b] != 0x5a) return "a gap was written";
+    }
+  }
+  const auto& sign = j.backward ? s : v;
+  return testing::CompareWithReference(j.dtype, v.data(), sign.data(),
+                                       packed.data(), j.n, j.alpha);
+}
+
+void RunCallers(PoolChoice choice, uint64_t seed) {
+  StdThreadPool shared(3);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&, t] {
+      std::mt19937_64 rng(seed + static_cast<uint64_t>(t));
+      for (int r = 0; r < kRounds; ++r) {
+        const Job j = MakeJob(rng);
+        const lrelu_thread_pool_t* pool = nullptr;
+        std::unique_ptr<StdThreadPool> own;
+        if (choice == PoolChoice::kShared) pool = shared.c_pool();
+        if (choice == PoolChoice::kPerCall) {
+          own = std::make_unique<StdThreadPool>(1 + rng() % 4);
+          pool = own->c_pool();
+        }
+        const std::string problem = RunJob(j, pool, rng);
+        if (!problem.empty()) {
+          ADD_FAILURE() << Describe(j) << ": " << problem;
+          failures++;
+        }
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(Stress, CallersOnLreluOwnPool) { RunCallers(PoolChoice::kOwn, 1000); }
+
+TEST(Stress, CallersSharingOneStdThreadPool) {
+  RunCallers(PoolChoice::kShared, 2000);
+}
+
+TEST(Stress, CallersWithTheirOwnStdThreadPools) {
+  RunCallers(PoolChoice::kPerCall, 3000);
+}
+
+// Executors are planned, queried, run and destroyed from many threads at
+// once (the registry of live executors), and each thread's last error stays
+// its own.
+TEST(Stress, ExecutorsAndErrorsAcrossThreads) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&, t] {
+      std::vector<float> x(4096, -2.0f), y(4096);
+      const std::vector<int64_t> shape = {4096};
+      for (int r = 0; r < (kSanitized ? 200 : 2000); ++r) {
+        lrelu_tensor_t xt{x.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(), nullptr};
+        lrelu_tensor_t yt{y.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(), nullptr};
+        size_t ws = 1;
+        lrelu_executor_t* e = nullptr;
+        if (lrelu_leaky_relu_get_workspace_size(&xt, 0.5, &yt, nullptr, &ws, &e) !=
+                LRELU_STATUS_OK ||
+            lrelu_executor_variant(e) == nullptr ||
+            lrelu_execute(nullptr, 0, e, nullptr) != LRELU_STATUS_OK ||
+            y[4095] != -1.0f) {
+          failures++;
+        }
+        lrelu_executor_destroy(e);
+        // A different error per thread; the message must be this thread's.
+        std::vector<int64_t> bad = {-1 - t};
+        lrelu_tensor_t bt = xt;
+        bt.shape = bad.data();
+        if (lrelu_leaky_relu(&bt, 0.5, &yt, nullptr) != LRELU_STATUS_INVALID_ARGUMENT ||
+            std::string(lrelu_last_error()).find("(" + std::to_string(-1 - t) + ")") ==
+                std::string::npos) {
+          failures++;
+        }
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failures, 0);
+}
+
+}  // namespace
+}  // namespace lrelu::stress

@@ -6,13 +6,13 @@
 #include "lrelu/lrelu.h"
 
 static int failures = 0;
-#define CHECK(cond)                                                 \
-  do {                                                              \
-    if (!(cond)) {                                                  \
-      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__,   \
-              __LINE__, #cond, lrelu_last_error());                 \
-      ++failures;                                                   \
-    }                                                               \
+#define CHECK(cond)                                                         \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, \
+              #cond, lrelu_last_error());                                   \
+      ++failures;                                                           \
+    }                                                                       \
   } while (0)
 
 int main(void) {
@@ -25,8 +25,8 @@ int main(void) {
   size_t workspace_size = 1;
   lrelu_executor_t* executor = NULL;
   CHECK(lrelu_leaky_relu_get_workspace_size(&tx, LRELU_DEFAULT_ALPHA, &ty, NULL,
-                                            &workspace_size, &executor) ==
-        LRELU_STATUS_OK);
+                                            &workspace_size,
+                                            &executor) == LRELU_STATUS_OK);
   CHECK(workspace_size == 0);
   CHECK(lrelu_execute(NULL, 0, executor, NULL) == LRELU_STATUS_OK);
   CHECK(strcmp(lrelu_executor_variant(executor), "contiguous") == 0);

@@ -29,7 +29,7 @@ struct Case {
 
 // Runs one case and returns the oracle comparison ("" = bit-exact).
 std::string RunCase(const Case& c, double alpha, std::mt19937_64& rng,
-                size_t* tasks = nullptr) {
+                    size_t* tasks = nullptr) {
   const size_t size = lrelu_dtype_size(c.dtype);
   const auto v = RandomBits(c.dtype, c.n, rng);
   const auto s = RandomBits(c.dtype, c.n, rng);
@@ -65,8 +65,8 @@ std::string RunCase(const Case& c, double alpha, std::mt19937_64& rng,
       if (obuf[i] != 0xa5) return "wrote past the output";
     }
   }
-  return CompareWithReference(c.dtype, v.data(), c.gradient ? s.data() : v.data(),
-                              po, c.n, alpha);
+  return CompareWithReference(c.dtype, v.data(),
+                              c.gradient ? s.data() : v.data(), po, c.n, alpha);
 }
 
 TEST(Contiguous, EverySizeUpTo300) {
@@ -75,10 +75,16 @@ TEST(Contiguous, EverySizeUpTo300) {
     for (double alpha : SweepAlphas()) {
       for (size_t n = 0; n <= 300; ++n) {
         for (int variant = 0; variant < 4; ++variant) {
-          Case c{dtype, n, static_cast<size_t>(variant) % 3, variant == 3,
-                 variant == 1, n % 2 == 1, 1};
+          Case c{dtype,
+                 n,
+                 static_cast<size_t>(variant) % 3,
+                 variant == 3,
+                 variant == 1,
+                 n % 2 == 1,
+                 1};
           ASSERT_EQ(RunCase(c, alpha, rng), "")
-              << lrelu_dtype_name(dtype) << " n=" << n << " variant " << variant;
+              << lrelu_dtype_name(dtype) << " n=" << n << " variant "
+              << variant;
         }
       }
     }
@@ -88,13 +94,15 @@ TEST(Contiguous, EverySizeUpTo300) {
 TEST(Contiguous, LargeSizesOnSeveralThreads) {
   std::mt19937_64 rng(8);
   for (lrelu_dtype_t dtype : AllDTypes()) {
-    for (size_t n : {size_t{1} << 20, (size_t{1} << 20) + 37, size_t{3000017}}) {
+    for (size_t n :
+         {size_t{1} << 20, (size_t{1} << 20) + 37, size_t{3000017}}) {
       for (size_t threads : {1, 2, 3}) {
         for (bool in_place : {false, true}) {
           Case c{dtype, n, threads - 1, false, in_place, threads == 2, threads};
           size_t tasks = 0;
           ASSERT_EQ(RunCase(c, threads == 3 ? -0.5 : 0.01, rng, &tasks), "")
-              << lrelu_dtype_name(dtype) << " n=" << n << " threads=" << threads;
+              << lrelu_dtype_name(dtype) << " n=" << n
+              << " threads=" << threads;
           EXPECT_EQ(tasks, threads) << "a large call should use every thread";
         }
       }
@@ -118,17 +126,16 @@ TEST(Contiguous, SmallCallsStayOnTheCallingThread) {
   std::vector<float> x(1024, -1.0f);
   Options options;
   options.threads = 2;
-  Executor e = Executor::forward(TensorView(x.data(), DType::kFloat32, {1024}),
-                                 0.1, TensorView(x.data(), DType::kFloat32, {1024}),
-                                 options);
+  Executor e =
+      Executor::forward(TensorView(x.data(), DType::kFloat32, {1024}), 0.1,
+                        TensorView(x.data(), DType::kFloat32, {1024}), options);
   EXPECT_EQ(e.tasks(), 1u);
 }
 
 TEST(Contiguous, AllocatingOverloadsKeepShapeAndDType) {
   const uint16_t x[6] = {0xbc00, 0x3c00, 0x8000, 0x7e01, 0xfc00, 0x0001};
-  Tensor y = leaky_relu(TensorView(const_cast<uint16_t*>(x), DType::kBFloat16,
-                                   {2, 3}),
-                        0.5);
+  Tensor y = leaky_relu(
+      TensorView(const_cast<uint16_t*>(x), DType::kBFloat16, {2, 3}), 0.5);
   EXPECT_EQ(y.dtype(), DType::kBFloat16);
   EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 3}));
   const auto* out = static_cast<const uint16_t*>(y.data());

@@ -46,8 +46,7 @@ lrelu_tensor_t T(void* data, lrelu_dtype_t dtype, std::vector<int64_t>* shape,
 void ExpectForwardError(const lrelu_tensor_t* x, const lrelu_tensor_t* y,
                         lrelu_status_t status, const char* words,
                         const Buffers* b = nullptr) {
-  EXPECT_EQ(lrelu_leaky_relu(x, 0.1, y, nullptr), status)
-      << lrelu_last_error();
+  EXPECT_EQ(lrelu_leaky_relu(x, 0.1, y, nullptr), status) << lrelu_last_error();
   EXPECT_NE(std::string(lrelu_last_error()).find(words), std::string::npos)
       << "message: " << lrelu_last_error();
   if (b != nullptr) {
@@ -65,9 +64,11 @@ TEST(Errors, NullTensors) {
   Buffers b;
   std::vector<int64_t> shape = {4};
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, &shape);
-  ExpectForwardError(nullptr, &y, LRELU_STATUS_INVALID_ARGUMENT, "x is NULL", &b);
+  ExpectForwardError(nullptr, &y, LRELU_STATUS_INVALID_ARGUMENT, "x is NULL",
+                     &b);
   lrelu_tensor_t x = T(b.x, LRELU_DTYPE_FLOAT32, &shape);
-  ExpectForwardError(&x, nullptr, LRELU_STATUS_INVALID_ARGUMENT, "y is NULL", &b);
+  ExpectForwardError(&x, nullptr, LRELU_STATUS_INVALID_ARGUMENT, "y is NULL",
+                     &b);
 }
 
 TEST(Errors, UnsupportedDType) {
@@ -75,7 +76,8 @@ TEST(Errors, UnsupportedDType) {
   std::vector<int64_t> shape = {4};
   lrelu_tensor_t x = T(b.x, Invalid<lrelu_dtype_t>(9), &shape);
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, &shape);
-  ExpectForwardError(&x, &y, LRELU_STATUS_UNSUPPORTED_DTYPE, "unsupported dtype 9", &b);
+  ExpectForwardError(&x, &y, LRELU_STATUS_UNSUPPORTED_DTYPE,
+                     "unsupported dtype 9", &b);
 }
 
 TEST(Errors, DTypeAndShapeMismatch) {
@@ -98,14 +100,16 @@ TEST(Errors, NegativeRankAndDimensionsAndNullShape) {
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, &shape);
   lrelu_tensor_t x = T(b.x, LRELU_DTYPE_FLOAT32, &shape);
   x.rank = -1;
-  ExpectForwardError(&x, &y, LRELU_STATUS_INVALID_ARGUMENT, "negative rank", &b);
+  ExpectForwardError(&x, &y, LRELU_STATUS_INVALID_ARGUMENT, "negative rank",
+                     &b);
   std::vector<int64_t> negative = {3, -2};
   lrelu_tensor_t xn = T(b.x, LRELU_DTYPE_FLOAT32, &negative);
   ExpectForwardError(&xn, &y, LRELU_STATUS_INVALID_ARGUMENT,
                      "x.shape[1] is negative (-2)", &b);
   lrelu_tensor_t xs = T(b.x, LRELU_DTYPE_FLOAT32, &shape);
   xs.shape = nullptr;
-  ExpectForwardError(&xs, &y, LRELU_STATUS_INVALID_ARGUMENT, "x.shape is NULL", &b);
+  ExpectForwardError(&xs, &y, LRELU_STATUS_INVALID_ARGUMENT, "x.shape is NULL",
+                     &b);
 }
 
 TEST(Errors, ElementCountAndByteOverflow) {
@@ -117,7 +121,8 @@ TEST(Errors, ElementCountAndByteOverflow) {
   std::vector<int64_t> big = {int64_t{1} << 62};
   lrelu_tensor_t xb = T(b.x, LRELU_DTYPE_FLOAT64, &big);
   lrelu_tensor_t yb = T(b.y, LRELU_DTYPE_FLOAT64, &big);
-  ExpectForwardError(&xb, &yb, LRELU_STATUS_SIZE_OVERFLOW, "bytes overflows", &b);
+  ExpectForwardError(&xb, &yb, LRELU_STATUS_SIZE_OVERFLOW, "bytes overflows",
+                     &b);
   std::vector<int64_t> two = {2};
   std::vector<int64_t> wild = {int64_t{1} << 62};
   lrelu_tensor_t xw = T(b.x, LRELU_DTYPE_FLOAT32, &two, &wild);
@@ -136,7 +141,8 @@ TEST(Errors, NullDataOnlyWhenEmpty) {
   std::vector<int64_t> shape = {4};
   lrelu_tensor_t x = T(nullptr, LRELU_DTYPE_FLOAT32, &shape);
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, &shape);
-  ExpectForwardError(&x, &y, LRELU_STATUS_NULL_DATA, "x.data is NULL but x has 4", &b);
+  ExpectForwardError(&x, &y, LRELU_STATUS_NULL_DATA,
+                     "x.data is NULL but x has 4", &b);
   std::vector<int64_t> empty = {4, 0};
   lrelu_tensor_t xe = T(nullptr, LRELU_DTYPE_FLOAT32, &empty);
   lrelu_tensor_t ye = T(nullptr, LRELU_DTYPE_FLOAT32, &empty);
@@ -156,7 +162,8 @@ TEST(Errors, PartialOverlapAndSelfOverlap) {
   // An output that repeats an element.
   std::vector<int64_t> zero = {0};
   lrelu_tensor_t y0 = T(b.y, LRELU_DTYPE_FLOAT32, &shape, &zero);
-  ExpectForwardError(&x, &y0, LRELU_STATUS_OVERLAP, "y has overlapping elements", &b);
+  ExpectForwardError(&x, &y0, LRELU_STATUS_OVERLAP,
+                     "y has overlapping elements", &b);
   std::vector<int64_t> shape2 = {4, 4};
   std::vector<int64_t> interleaved = {1, 2};
   lrelu_tensor_t xi = T(b.x, LRELU_DTYPE_FLOAT32, &shape2);
@@ -181,20 +188,23 @@ TEST(Errors, GradientFromYNeedsPositiveAlpha) {
     EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, alpha, LRELU_GRAD_FROM_Y, &dx,
                                         nullptr),
               LRELU_STATUS_INVALID_ALPHA);
-    EXPECT_NE(std::string(lrelu_last_error()).find("alpha > 0"), std::string::npos);
+    EXPECT_NE(std::string(lrelu_last_error()).find("alpha > 0"),
+              std::string::npos);
     EXPECT_TRUE(b.YUntouched());
   }
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, 0.5, LRELU_GRAD_FROM_Y, &dx, nullptr),
-            LRELU_STATUS_OK);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, -0.5, LRELU_GRAD_FROM_X, &dx, nullptr),
-            LRELU_STATUS_OK);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, 0.5, Invalid<lrelu_grad_source_t>(7),
-                                      &dx, nullptr),
+  EXPECT_EQ(
+      lrelu_leaky_relu_backward(&dy, &y, 0.5, LRELU_GRAD_FROM_Y, &dx, nullptr),
+      LRELU_STATUS_OK);
+  EXPECT_EQ(
+      lrelu_leaky_relu_backward(&dy, &y, -0.5, LRELU_GRAD_FROM_X, &dx, nullptr),
+      LRELU_STATUS_OK);
+  EXPECT_EQ(lrelu_leaky_relu_backward(
+                &dy, &y, 0.5, Invalid<lrelu_grad_source_t>(7), &dx, nullptr),
             LRELU_STATUS_INVALID_ARGUMENT);
   // dx may not partially overlap x.
   lrelu_tensor_t dx_overlap = T(b.x + 9, LRELU_DTYPE_FLOAT32, &shape);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, 0.5, LRELU_GRAD_FROM_X, &dx_overlap,
-                                      nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &y, 0.5, LRELU_GRAD_FROM_X,
+                                      &dx_overlap, nullptr),
             LRELU_STATUS_OVERLAP);
 }
 
@@ -207,10 +217,12 @@ TEST(Errors, BadOptions) {
   lrelu_options_init(&o);
   o.variant = "simd-please";
   EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(lrelu_last_error()).find("simd-please"), std::string::npos);
+  EXPECT_NE(std::string(lrelu_last_error()).find("simd-please"),
+            std::string::npos);
   lrelu_options_init(&o);
   o.backend = Invalid<lrelu_backend_t>(5);
-  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o),
+            LRELU_STATUS_BACKEND_UNAVAILABLE);
   lrelu_options_init(&o);
   o.struct_size = 0;
   EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_INVALID_ARGUMENT);
@@ -228,30 +240,36 @@ TEST(Errors, ExecutorLifecycle) {
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, &shape);
   size_t size = 99;
   lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
-            LRELU_STATUS_OK);
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
+      LRELU_STATUS_OK);
   EXPECT_EQ(size, 0u);
   EXPECT_TRUE(b.YUntouched()) << "planning must not touch data";
   EXPECT_STREQ(lrelu_executor_variant(e), "contiguous");
   EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
   EXPECT_FLOAT_EQ(b.y[3], -0.4f);
-  EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);  // reusable
+  EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr),
+            LRELU_STATUS_OK);  // reusable
   lrelu_executor_destroy(e);
-  EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_INVALID_EXECUTOR);
+  EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr),
+            LRELU_STATUS_INVALID_EXECUTOR);
   EXPECT_EQ(lrelu_executor_variant(e), nullptr);
   lrelu_executor_destroy(e);  // double destroy is ignored
-  EXPECT_EQ(lrelu_execute(nullptr, 0, nullptr, nullptr), LRELU_STATUS_INVALID_EXECUTOR);
+  EXPECT_EQ(lrelu_execute(nullptr, 0, nullptr, nullptr),
+            LRELU_STATUS_INVALID_EXECUTOR);
   int not_an_executor = 0;
   EXPECT_EQ(lrelu_execute(nullptr, 0,
                           reinterpret_cast<lrelu_executor_t*>(&not_an_executor),
                           nullptr),
             LRELU_STATUS_INVALID_EXECUTOR);
-  EXPECT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, nullptr, &e),
-            LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, nullptr, &e),
+      LRELU_STATUS_INVALID_ARGUMENT);
 }
 
 TEST(Errors, StatusAndDTypeNames) {
-  EXPECT_STREQ(lrelu_status_string(LRELU_STATUS_OVERLAP), "LRELU_STATUS_OVERLAP");
+  EXPECT_STREQ(lrelu_status_string(LRELU_STATUS_OVERLAP),
+               "LRELU_STATUS_OVERLAP");
   EXPECT_STREQ(lrelu_status_string(Invalid<lrelu_status_t>(99)),
                "LRELU_STATUS_UNKNOWN");
   EXPECT_STREQ(lrelu_dtype_name(LRELU_DTYPE_BFLOAT16), "bfloat16");

@@ -79,7 +79,8 @@ TEST(Reference, FloatToHalfMatchesCompilerNearEveryHalf) {
 
 TEST(Reference, FloatToHalfMatchesCompilerOnRandomFloats) {
   std::mt19937 rng(1);
-  for (int i = 0; i < 2000000; ++i) ExpectFloatToHalf(BitsFloat(static_cast<uint32_t>(rng())));
+  for (int i = 0; i < 2000000; ++i)
+    ExpectFloatToHalf(BitsFloat(static_cast<uint32_t>(rng())));
 }
 
 // bfloat16 by brute force: the nearest of the two bfloat16 neighbours in
@@ -100,8 +101,9 @@ uint16_t NearestBFloat16(float f) {
 TEST(Reference, FloatToBFloat16IsNearestEven) {
   std::mt19937 rng(2);
   for (int i = 0; i < 4000000; ++i) {
-    const uint32_t bits = i < 1 << 16 ? (static_cast<uint32_t>(i) << 16) | 0x8000u
-                                      : static_cast<uint32_t>(rng());
+    const uint32_t bits = i < 1 << 16
+                              ? (static_cast<uint32_t>(i) << 16) | 0x8000u
+                              : static_cast<uint32_t>(rng());
     const float f = BitsFloat(bits);
     if (std::isnan(f)) {
       const uint16_t b = FloatToBFloat16(f);

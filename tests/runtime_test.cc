@@ -28,8 +28,8 @@ TEST(Runtime, FlushToZeroInTheCallerDoesNotLeakIn) {
   _mm_setcsr(saved);
   EXPECT_EQ(after & 0xffc0u, (saved | 0x8040u | 0x6000u) & 0xffc0u)
       << "the caller's mode must be restored";
-  EXPECT_EQ(testing::CompareWithReference(LRELU_DTYPE_FLOAT32, x.data(), x.data(),
-                                          y.data(), x.size(), 0.5),
+  EXPECT_EQ(testing::CompareWithReference(LRELU_DTYPE_FLOAT32, x.data(),
+                                          x.data(), y.data(), x.size(), 0.5),
             "");
   EXPECT_NE(y[0], 0.0f) << "subnormal result flushed";
 }
@@ -70,8 +70,8 @@ TEST(Runtime, CallerSuppliedThreadPool) {
   e.execute();
   EXPECT_EQ(counting.calls, 1);
   EXPECT_EQ(counting.tasks, 4);
-  EXPECT_EQ(testing::CompareWithReference(LRELU_DTYPE_FLOAT32, x.data(), x.data(),
-                                          y.data(), n, 0.3),
+  EXPECT_EQ(testing::CompareWithReference(LRELU_DTYPE_FLOAT32, x.data(),
+                                          x.data(), y.data(), n, 0.3),
             "");
 }
 
@@ -123,10 +123,12 @@ TEST(Tiling, RangesCoverEverythingOnBlockEdges) {
         size_t expected_begin = 0, smallest = SIZE_MAX, largest = 0;
         for (size_t i = 0; i < tasks; ++i) {
           const cpu::Range r = cpu::SplitRange(n, head, block, tasks, i);
-          ASSERT_EQ(r.begin, expected_begin) << n << " " << head << " " << tasks;
+          ASSERT_EQ(r.begin, expected_begin)
+              << n << " " << head << " " << tasks;
           ASSERT_LE(r.begin, r.end);
           if (tasks > 1 && r.end != n && r.end > 0) {
-            ASSERT_EQ((r.end - std::min(head, n)) % block, 0u) << "edge off a line";
+            ASSERT_EQ((r.end - std::min(head, n)) % block, 0u)
+                << "edge off a line";
           }
           expected_begin = r.end;
           const size_t len = r.end - r.begin - (i == 0 ? std::min(head, n) : 0);

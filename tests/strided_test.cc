@@ -89,7 +89,8 @@ void ForEachIndex(const std::vector<int64_t>& shape,
 std::vector<int64_t> RandomShape(std::mt19937_64& rng) {
   const size_t rank = rng() % 9;
   std::vector<int64_t> shape(rank);
-  for (auto& d : shape) d = rng() % 17 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 6);
+  for (auto& d : shape)
+    d = rng() % 17 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 6);
   return shape;
 }
 
@@ -140,8 +141,10 @@ TEST_P(StridedTest, RandomViewsMatchTheOracle) {
     View& result = in_place ? v : out;
     std::vector<bool> touched(result.buffer.size() / elem, false);
     ForEachIndex(shape, [&](const std::vector<int64_t>& index) {
-      const uint64_t vb = LoadBits(dtype, v_before.buffer.data(), v_before.Offset(index));
-      const uint64_t sb = gradient ? LoadBits(dtype, s.buffer.data(), s.Offset(index)) : vb;
+      const uint64_t vb =
+          LoadBits(dtype, v_before.buffer.data(), v_before.Offset(index));
+      const uint64_t sb =
+          gradient ? LoadBits(dtype, s.buffer.data(), s.Offset(index)) : vb;
       unsigned char expected[8];
       unsigned char vbytes[8], sbytes[8];
       StoreBits(dtype, vbytes, 0, vb);
@@ -149,16 +152,18 @@ TEST_P(StridedTest, RandomViewsMatchTheOracle) {
       reference::Apply(dtype, vbytes, sbytes, expected, 1, alpha);
       const int64_t o = result.Offset(index);
       touched[o] = true;
-      ASSERT_TRUE(testing::ElementMatches(dtype, sb, LoadBits(dtype, expected, 0),
-                                          LoadBits(dtype, result.buffer.data(), o)))
+      ASSERT_TRUE(
+          testing::ElementMatches(dtype, sb, LoadBits(dtype, expected, 0),
+                                  LoadBits(dtype, result.buffer.data(), o)))
           << "iteration " << iteration << " " << lrelu_dtype_name(dtype);
       ++checked;
     });
     if (!in_place) {
       for (size_t i = 0; i < touched.size(); ++i) {
         if (touched[i]) continue;
-        ASSERT_EQ(LoadBits(dtype, out.buffer.data(), i),
-                  LoadBits(dtype, std::vector<unsigned char>(8, 0x5a).data(), 0))
+        ASSERT_EQ(
+            LoadBits(dtype, out.buffer.data(), i),
+            LoadBits(dtype, std::vector<unsigned char>(8, 0x5a).data(), 0))
             << "wrote outside the view, iteration " << iteration;
       }
     }

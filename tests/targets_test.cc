@@ -48,15 +48,18 @@ class TargetTest : public ::testing::TestWithParam<std::string> {
 
 // Runs forward or gradient on raw buffers starting `offset` elements in, so
 // the kernel's head, aligned body and tail all see special values.
-std::string RunAndCompare(lrelu_dtype_t dtype, const std::vector<unsigned char>& v,
+std::string RunAndCompare(lrelu_dtype_t dtype,
+                          const std::vector<unsigned char>& v,
                           const std::vector<unsigned char>* s, size_t offset,
                           double alpha, const Options& options) {
   const size_t size = lrelu_dtype_size(dtype);
   const size_t n = v.size() / size;
-  std::vector<unsigned char> vbuf((n + offset) * size), out((n + offset) * size);
+  std::vector<unsigned char> vbuf((n + offset) * size),
+      out((n + offset) * size);
   std::copy(v.begin(), v.end(), vbuf.begin() + offset * size);
   const auto d = static_cast<DType>(dtype);
-  const TensorView vv(vbuf.data() + offset * size, d, {static_cast<int64_t>(n)});
+  const TensorView vv(vbuf.data() + offset * size, d,
+                      {static_cast<int64_t>(n)});
   const TensorView ov(out.data() + offset * size, d, {static_cast<int64_t>(n)});
   if (s == nullptr) {
     leaky_relu(vv, ov, alpha, options);
@@ -65,7 +68,8 @@ std::string RunAndCompare(lrelu_dtype_t dtype, const std::vector<unsigned char>&
   }
   std::vector<unsigned char> sbuf((n + offset) * size);
   std::copy(s->begin(), s->end(), sbuf.begin() + offset * size);
-  const TensorView sv(sbuf.data() + offset * size, d, {static_cast<int64_t>(n)});
+  const TensorView sv(sbuf.data() + offset * size, d,
+                      {static_cast<int64_t>(n)});
   leaky_relu_backward(vv, sv, ov, alpha, GradSource::kFromX, options);
   return CompareWithReference(dtype, v.data(), s->data(),
                               out.data() + offset * size, n, alpha);
@@ -84,8 +88,8 @@ TEST_P(TargetTest, ExhaustiveSixteenBitForward) {
   for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
     for (double alpha : SweepAlphas()) {
       for (size_t offset : {0, 1, 7}) {
-        const std::string diff = RunAndCompare(dtype, all, nullptr, offset,
-                                               alpha, options_);
+        const std::string diff =
+            RunAndCompare(dtype, all, nullptr, offset, alpha, options_);
         ASSERT_EQ(diff, "") << lrelu_dtype_name(dtype) << " offset " << offset;
       }
     }
@@ -97,7 +101,8 @@ TEST_P(TargetTest, ExhaustiveSixteenBitGradient) {
   // Signs from every pattern too, in an order unrelated to dy's.
   std::vector<unsigned char> s(all.size());
   for (uint32_t i = 0; i < 65536; ++i) {
-    testing::StoreBits(LRELU_DTYPE_FLOAT16, s.data(), i, (i * 40503u) & 0xffffu);
+    testing::StoreBits(LRELU_DTYPE_FLOAT16, s.data(), i,
+                       (i * 40503u) & 0xffffu);
   }
   // And with every dy paired with a negative s (so every dy is scaled).
   std::vector<unsigned char> negative(all.size());
@@ -137,7 +142,9 @@ TEST_P(TargetTest, ServedByTheForcedTarget) {
 
 INSTANTIATE_TEST_SUITE_P(AllCompiled, TargetTest,
                          ::testing::ValuesIn(CompiledTargets()),
-                         [](const auto& param_info) { return param_info.param; });
+                         [](const auto& param_info) {
+                           return param_info.param;
+                         });
 
 TEST(Targets, BestIsListedFirstAndUnknownIsRefused) {
   ASSERT_GE(lrelu_cpu_target_count(), 1u);

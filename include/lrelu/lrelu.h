@@ -54,19 +54,26 @@ extern "C" {
 /** Outcome of a call. 0 is success; every other value is an error. */
 typedef enum lrelu_status {
   LRELU_STATUS_OK = 0,
-  LRELU_STATUS_INVALID_ARGUMENT = 1,  /**< NULL pointer, negative rank/dim, bad option. */
+  LRELU_STATUS_INVALID_ARGUMENT =
+      1, /**< NULL pointer, negative rank/dim, bad option. */
   LRELU_STATUS_UNSUPPORTED_DTYPE = 2, /**< dtype is not one of lrelu_dtype_t. */
   LRELU_STATUS_DTYPE_MISMATCH = 3,    /**< x, y (dy, dx) differ in dtype. */
   LRELU_STATUS_SHAPE_MISMATCH = 4,    /**< x, y (dy, dx) differ in shape. */
-  LRELU_STATUS_SIZE_OVERFLOW = 5,     /**< element count or byte extent overflows. */
-  LRELU_STATUS_OVERLAP = 6,           /**< output partially overlaps an input or itself. */
-  LRELU_STATUS_NULL_DATA = 7,         /**< data is NULL but the tensor is not empty. */
+  LRELU_STATUS_SIZE_OVERFLOW =
+      5, /**< element count or byte extent overflows. */
+  LRELU_STATUS_OVERLAP =
+      6, /**< output partially overlaps an input or itself. */
+  LRELU_STATUS_NULL_DATA = 7, /**< data is NULL but the tensor is not empty. */
   LRELU_STATUS_WORKSPACE_TOO_SMALL = 8,
-  LRELU_STATUS_INVALID_ALPHA = 9,     /**< gradient from y with alpha <= 0 or NaN. */
-  LRELU_STATUS_UNSUPPORTED_VARIANT = 10, /**< forced variant or target cannot serve the call. */
-  LRELU_STATUS_BACKEND_UNAVAILABLE = 11, /**< backend not built in or no device. */
+  LRELU_STATUS_INVALID_ALPHA =
+      9, /**< gradient from y with alpha <= 0 or NaN. */
+  LRELU_STATUS_UNSUPPORTED_VARIANT =
+      10, /**< forced variant or target cannot serve the call. */
+  LRELU_STATUS_BACKEND_UNAVAILABLE =
+      11, /**< backend not built in or no device. */
   LRELU_STATUS_OUT_OF_MEMORY = 12,
-  LRELU_STATUS_INVALID_EXECUTOR = 13, /**< NULL, destroyed or foreign executor. */
+  LRELU_STATUS_INVALID_EXECUTOR =
+      13, /**< NULL, destroyed or foreign executor. */
   LRELU_STATUS_INTERNAL = 14,
   /* Makes every int a valid value, so a bad value from a caller is an
    * error that lrelu can report rather than undefined behaviour. */
@@ -196,8 +203,7 @@ LRELU_API lrelu_status_t lrelu_leaky_relu_get_workspace_size(
     lrelu_executor_t** executor);
 
 /** One call: plan and execute the forward pass with no workspace. */
-LRELU_API lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x,
-                                          double alpha,
+LRELU_API lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
                                           const lrelu_tensor_t* y,
                                           const lrelu_options_t* options);
 
@@ -320,15 +326,12 @@ LRELU_API const char* lrelu_backend_unavailable_reason(lrelu_backend_t backend);
  * @param buffer receives the text and a NUL; NULL to ask for the length.
  * @param buffer_size bytes at buffer; must exceed the length.
  * @param length receives the length of the text, without the NUL. */
-LRELU_API lrelu_status_t lrelu_kernel_source(const char* target,
-                                             lrelu_dtype_t dtype,
-                                             const char* variant,
-                                             uint32_t workgroup_size,
-                                             char* buffer, size_t buffer_size,
-                                             size_t* length);
+LRELU_API lrelu_status_t lrelu_kernel_source(
+    const char* target, lrelu_dtype_t dtype, const char* variant,
+    uint32_t workgroup_size, char* buffer, size_t buffer_size, size_t* length);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* LRELU_LRELU_H_ */

@@ -102,14 +102,16 @@ class Tensor {
       : dtype_(dtype), shape_(std::move(shape)) {
     std::size_t count = 1;
     for (int64_t d : shape_) {
-      if (d < 0) throw Error(LRELU_STATUS_INVALID_ARGUMENT, "negative dimension");
+      if (d < 0)
+        throw Error(LRELU_STATUS_INVALID_ARGUMENT, "negative dimension");
       if (d != 0 && count > SIZE_MAX / static_cast<std::size_t>(d)) {
         throw Error(LRELU_STATUS_SIZE_OVERFLOW, "element count overflows");
       }
       count *= static_cast<std::size_t>(d);
     }
     const std::size_t elem = dtype_size(dtype);
-    if (elem == 0) throw Error(LRELU_STATUS_UNSUPPORTED_DTYPE, "unsupported dtype");
+    if (elem == 0)
+      throw Error(LRELU_STATUS_UNSUPPORTED_DTYPE, "unsupported dtype");
     if (count > SIZE_MAX / elem - 64) {
       throw Error(LRELU_STATUS_SIZE_OVERFLOW, "byte size overflows");
     }
@@ -117,7 +119,8 @@ class Tensor {
     if (bytes_ > 0) {
       // aligned_alloc needs a size that is a multiple of the alignment.
       void* p = std::aligned_alloc(64, (bytes_ + 63) / 64 * 64);
-      if (p == nullptr) throw Error(LRELU_STATUS_OUT_OF_MEMORY, "out of memory");
+      if (p == nullptr)
+        throw Error(LRELU_STATUS_OUT_OF_MEMORY, "out of memory");
       data_.reset(static_cast<unsigned char*>(p));
     }
   }

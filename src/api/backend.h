@@ -17,12 +17,12 @@ struct Backend;
 struct Plan {
   Problem problem;
   const Backend* backend = nullptr;
-  const char* variant = "empty";   // name reported to the caller
-  const char* target = "";         // SIMD target (CPU) or device
-  size_t tasks = 1;                // parallel tasks (1 = calling thread)
-  size_t workspace_size = 0;       // bytes execute() needs
-  bool has_pool = false;           // pool given in the options at plan time
-  lrelu_thread_pool_t pool = {};   // copied: the caller's struct may go away
+  const char* variant = "empty";  // name reported to the caller
+  const char* target = "";        // SIMD target (CPU) or device
+  size_t tasks = 1;               // parallel tasks (1 = calling thread)
+  size_t workspace_size = 0;      // bytes execute() needs
+  bool has_pool = false;          // pool given in the options at plan time
+  lrelu_thread_pool_t pool = {};  // copied: the caller's struct may go away
   alignas(16) unsigned char state[128];  // backend-private
 };
 

@@ -53,10 +53,14 @@ ExecutorRegistry& Registry() {
 // The backend options.backend names; nullptr when it is not built in.
 const Backend* SelectBackend(const lrelu_options_t& options) {
   switch (options.backend) {
-    case LRELU_BACKEND_CPU: return &CpuBackend();
-    case LRELU_BACKEND_CUDA: return CudaBackend();
-    case LRELU_BACKEND_OPENCL: return OpenClBackend();
-    default: break;
+    case LRELU_BACKEND_CPU:
+      return &CpuBackend();
+    case LRELU_BACKEND_CUDA:
+      return CudaBackend();
+    case LRELU_BACKEND_OPENCL:
+      return OpenClBackend();
+    default:
+      break;
   }
   return nullptr;
 }
@@ -89,8 +93,8 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
     if (size > f.offset && size < f.offset + f.size) boundary = false;
   }
   if (size > sizeof(lrelu_options_t)) {
-    const auto* extra = reinterpret_cast<const unsigned char*>(given) +
-                        sizeof(lrelu_options_t);
+    const auto* extra =
+        reinterpret_cast<const unsigned char*>(given) + sizeof(lrelu_options_t);
     for (size_t i = 0; i < size - sizeof(lrelu_options_t); ++i) {
       if (extra[i] != 0) boundary = false;
     }
@@ -120,7 +124,8 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                 static_cast<int>(options->device));
   }
   const lrelu_thread_pool_t* pool = options->thread_pool;
-  if (pool != nullptr && (pool->parallel_for == nullptr || pool->concurrency == 0)) {
+  if (pool != nullptr &&
+      (pool->parallel_for == nullptr || pool->concurrency == 0)) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
                 "options.thread_pool needs a parallel_for function and a "
                 "concurrency of at least 1");
@@ -150,7 +155,8 @@ lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
                 "workspace is NULL but the plan needs %zu bytes",
                 plan.workspace_size);
   }
-  if (pool != nullptr && (pool->parallel_for == nullptr || pool->concurrency == 0)) {
+  if (pool != nullptr &&
+      (pool->parallel_for == nullptr || pool->concurrency == 0)) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
                 "thread_pool needs a parallel_for function and a concurrency "
                 "of at least 1");
@@ -171,7 +177,8 @@ lrelu_status_t NewExecutor(const Plan& plan, size_t* workspace_size,
   return LRELU_STATUS_OK;
 }
 
-lrelu_status_t CheckOutputs(size_t* workspace_size, lrelu_executor_t** executor) {
+lrelu_status_t CheckOutputs(size_t* workspace_size,
+                            lrelu_executor_t** executor) {
   if (workspace_size == nullptr || executor == nullptr) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
                 "workspace_size and executor must not be NULL");
@@ -214,7 +221,8 @@ lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
                                 const lrelu_options_t* options) {
   lrelu::ClearError();
   Plan plan;
-  lrelu_status_t status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+  lrelu_status_t status =
+      lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
   if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
   if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
     status = lrelu::Fail(LRELU_STATUS_INTERNAL,
@@ -270,12 +278,14 @@ lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
 }
 
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
-  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return nullptr;
+  if (executor == nullptr || !lrelu::Registry().Contains(executor))
+    return nullptr;
   return executor->plan.variant;
 }
 
 const char* lrelu_executor_cpu_target(const lrelu_executor_t* executor) {
-  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return nullptr;
+  if (executor == nullptr || !lrelu::Registry().Contains(executor))
+    return nullptr;
   return executor->plan.target;
 }
 
@@ -294,44 +304,70 @@ const char* lrelu_last_error(void) { return lrelu::LastError(); }
 
 const char* lrelu_status_string(lrelu_status_t status) {
   switch (status) {
-    case LRELU_STATUS_OK: return "LRELU_STATUS_OK";
-    case LRELU_STATUS_INVALID_ARGUMENT: return "LRELU_STATUS_INVALID_ARGUMENT";
-    case LRELU_STATUS_UNSUPPORTED_DTYPE: return "LRELU_STATUS_UNSUPPORTED_DTYPE";
-    case LRELU_STATUS_DTYPE_MISMATCH: return "LRELU_STATUS_DTYPE_MISMATCH";
-    case LRELU_STATUS_SHAPE_MISMATCH: return "LRELU_STATUS_SHAPE_MISMATCH";
-    case LRELU_STATUS_SIZE_OVERFLOW: return "LRELU_STATUS_SIZE_OVERFLOW";
-    case LRELU_STATUS_OVERLAP: return "LRELU_STATUS_OVERLAP";
-    case LRELU_STATUS_NULL_DATA: return "LRELU_STATUS_NULL_DATA";
-    case LRELU_STATUS_WORKSPACE_TOO_SMALL: return "LRELU_STATUS_WORKSPACE_TOO_SMALL";
-    case LRELU_STATUS_INVALID_ALPHA: return "LRELU_STATUS_INVALID_ALPHA";
-    case LRELU_STATUS_UNSUPPORTED_VARIANT: return "LRELU_STATUS_UNSUPPORTED_VARIANT";
-    case LRELU_STATUS_BACKEND_UNAVAILABLE: return "LRELU_STATUS_BACKEND_UNAVAILABLE";
-    case LRELU_STATUS_OUT_OF_MEMORY: return "LRELU_STATUS_OUT_OF_MEMORY";
-    case LRELU_STATUS_INVALID_EXECUTOR: return "LRELU_STATUS_INVALID_EXECUTOR";
-    case LRELU_STATUS_INTERNAL: return "LRELU_STATUS_INTERNAL";
-    default: break;
+    case LRELU_STATUS_OK:
+      return "LRELU_STATUS_OK";
+    case LRELU_STATUS_INVALID_ARGUMENT:
+      return "LRELU_STATUS_INVALID_ARGUMENT";
+    case LRELU_STATUS_UNSUPPORTED_DTYPE:
+      return "LRELU_STATUS_UNSUPPORTED_DTYPE";
+    case LRELU_STATUS_DTYPE_MISMATCH:
+      return "LRELU_STATUS_DTYPE_MISMATCH";
+    case LRELU_STATUS_SHAPE_MISMATCH:
+      return "LRELU_STATUS_SHAPE_MISMATCH";
+    case LRELU_STATUS_SIZE_OVERFLOW:
+      return "LRELU_STATUS_SIZE_OVERFLOW";
+    case LRELU_STATUS_OVERLAP:
+      return "LRELU_STATUS_OVERLAP";
+    case LRELU_STATUS_NULL_DATA:
+      return "LRELU_STATUS_NULL_DATA";
+    case LRELU_STATUS_WORKSPACE_TOO_SMALL:
+      return "LRELU_STATUS_WORKSPACE_TOO_SMALL";
+    case LRELU_STATUS_INVALID_ALPHA:
+      return "LRELU_STATUS_INVALID_ALPHA";
+    case LRELU_STATUS_UNSUPPORTED_VARIANT:
+      return "LRELU_STATUS_UNSUPPORTED_VARIANT";
+    case LRELU_STATUS_BACKEND_UNAVAILABLE:
+      return "LRELU_STATUS_BACKEND_UNAVAILABLE";
+    case LRELU_STATUS_OUT_OF_MEMORY:
+      return "LRELU_STATUS_OUT_OF_MEMORY";
+    case LRELU_STATUS_INVALID_EXECUTOR:
+      return "LRELU_STATUS_INVALID_EXECUTOR";
+    case LRELU_STATUS_INTERNAL:
+      return "LRELU_STATUS_INTERNAL";
+    default:
+      break;
   }
   return "LRELU_STATUS_UNKNOWN";
 }
 
 const char* lrelu_dtype_name(lrelu_dtype_t dtype) {
   switch (dtype) {
-    case LRELU_DTYPE_FLOAT32: return "float32";
-    case LRELU_DTYPE_FLOAT16: return "float16";
-    case LRELU_DTYPE_BFLOAT16: return "bfloat16";
-    case LRELU_DTYPE_FLOAT64: return "float64";
-    default: break;
+    case LRELU_DTYPE_FLOAT32:
+      return "float32";
+    case LRELU_DTYPE_FLOAT16:
+      return "float16";
+    case LRELU_DTYPE_BFLOAT16:
+      return "bfloat16";
+    case LRELU_DTYPE_FLOAT64:
+      return "float64";
+    default:
+      break;
   }
   return nullptr;
 }
 
 size_t lrelu_dtype_size(lrelu_dtype_t dtype) {
   switch (dtype) {
-    case LRELU_DTYPE_FLOAT32: return 4;
-    case LRELU_DTYPE_FLOAT16: return 2;
-    case LRELU_DTYPE_BFLOAT16: return 2;
-    case LRELU_DTYPE_FLOAT64: return 8;
-    default: break;
+    case LRELU_DTYPE_FLOAT32:
+      return 4;
+    case LRELU_DTYPE_FLOAT16:
+      return 2;
+    case LRELU_DTYPE_BFLOAT16:
+      return 2;
+    case LRELU_DTYPE_FLOAT64:
+      return 8;
+    default:
+      break;
   }
   return 0;
 }

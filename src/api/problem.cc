@@ -58,8 +58,9 @@ lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
   bool empty = false;
   for (int32_t i = 0; i < t->rank; ++i) {
     if (t->shape[i] < 0) {
-      return Fail(LRELU_STATUS_INVALID_ARGUMENT, "%s.shape[%d] is negative (%lld)",
-                  name, i, static_cast<long long>(t->shape[i]));
+      return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                  "%s.shape[%d] is negative (%lld)", name, i,
+                  static_cast<long long>(t->shape[i]));
     }
     if (t->shape[i] == 0) empty = true;
   }
@@ -122,7 +123,8 @@ lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
                 "%s's strides reach outside the address space", name);
   }
   c->lo_bytes = lo;
-  if (__builtin_add_overflow(hi, static_cast<int64_t>(elem) - 1, &c->hi_bytes)) {
+  if (__builtin_add_overflow(hi, static_cast<int64_t>(elem) - 1,
+                             &c->hi_bytes)) {
     return Fail(LRELU_STATUS_SIZE_OVERFLOW,
                 "%s's strides reach beyond 64-bit byte offsets", name);
   }
@@ -140,9 +142,9 @@ lrelu_status_t CheckSameKind(const Checked& a, const Checked& b) {
     same = a.t->shape[i] == b.t->shape[i];
   }
   if (!same) {
-    return Fail(LRELU_STATUS_SHAPE_MISMATCH, "%s has shape %s but %s has shape %s",
-                a.name, ShapeString(a.t).c_str(), b.name,
-                ShapeString(b.t).c_str());
+    return Fail(LRELU_STATUS_SHAPE_MISMATCH,
+                "%s has shape %s but %s has shape %s", a.name,
+                ShapeString(a.t).c_str(), b.name, ShapeString(b.t).c_str());
   }
   return LRELU_STATUS_OK;
 }
@@ -299,7 +301,8 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
     return false;
   }
   const size_t elem = lrelu_dtype_size(x->dtype);
-  if (elem == 0 || (x->rank > 0 && (x->shape == nullptr || y->shape == nullptr))) {
+  if (elem == 0 ||
+      (x->rank > 0 && (x->shape == nullptr || y->shape == nullptr))) {
     return false;
   }
   // Up to 2^40 elements here, checked before each multiply; larger

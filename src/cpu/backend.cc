@@ -1,11 +1,12 @@
 // The CPU backend: picks the variant (reference, contiguous, strided), the
 // SIMD target and the tiling, and runs the tasks on a thread pool.
+#include "api/backend.h"
+
 #include <cmath>
 #include <cstring>
 #include <new>
 #include <string>
 
-#include "api/backend.h"
 #include "api/error.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
@@ -48,10 +49,14 @@ void ReferenceKernel(const KernelArgs& a) {
 
 const char* VariantName(Variant v) {
   switch (v) {
-    case Variant::kEmpty: return "empty";
-    case Variant::kReference: return "reference";
-    case Variant::kContiguous: return "contiguous";
-    case Variant::kStrided: return "strided";
+    case Variant::kEmpty:
+      return "empty";
+    case Variant::kReference:
+      return "reference";
+    case Variant::kContiguous:
+      return "contiguous";
+    case Variant::kStrided:
+      return "strided";
   }
   return "";
 }
@@ -128,19 +133,19 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const size_t n = static_cast<size_t>(p.n);
   const size_t out_bytes = n * p.elem_size;
   const size_t operands = p.op == Op::kForward ? 2 : 3;
-  const size_t max_tasks = options.threads != 0
-                               ? options.threads
-                               : (plan->has_pool ? plan->pool.concurrency
-                                                 : cpu::HardwareThreads());
+  const size_t max_tasks =
+      options.threads != 0
+          ? options.threads
+          : (plan->has_pool ? plan->pool.concurrency : cpu::HardwareThreads());
   if (variant != Variant::kEmpty) {
-    plan->tasks = cpu::ChooseTasks(out_bytes * operands, max_tasks,
-                                   kMinTaskBytes);
+    plan->tasks =
+        cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
   }
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
   const bool element_aligned = out_address % p.elem_size == 0;
   if (variant == Variant::kContiguous && element_aligned) {
-    state.head = (kLineBytes - out_address % kLineBytes) % kLineBytes /
-                 p.elem_size;
+    state.head =
+        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
                       element_aligned && out_bytes >= kStreamBytes;

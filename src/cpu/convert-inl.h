@@ -75,20 +75,21 @@ HWY_INLINE hn::Vec<D16> FloatToHalfBits(D16 d16,
   const auto ai = hn::BitCast(di, a);
   // |f| >= 2^16 is infinity (or NaN); values just below round up to
   // infinity through the carry of the normal path.
-  const auto huge = hn::Gt(ai, hn::Set(di, static_cast<int32_t>((143u << 23) - 1)));
+  const auto huge =
+      hn::Gt(ai, hn::Set(di, static_cast<int32_t>((143u << 23) - 1)));
   const auto nan = hn::Gt(ai, hn::Set(di, 0x7f800000));
-  const auto o_huge = hn::IfThenElse(hn::RebindMask(du, nan), hn::Set(du, 0x7e00u),
-                                     hn::Set(du, 0x7c00u));
+  const auto o_huge = hn::IfThenElse(
+      hn::RebindMask(du, nan), hn::Set(du, 0x7e00u), hn::Set(du, 0x7c00u));
   // |f| < 2^-14 is a float16 subnormal: adding 0.5 leaves the value rounded
   // to a multiple of 2^-24 (the smallest subnormal) in the low mantissa bits.
   const auto tiny = hn::Lt(ai, hn::Set(di, static_cast<int32_t>(113u << 23)));
-  const auto o_tiny = hn::Sub(
-      hn::BitCast(du, hn::Add(hn::BitCast(df, a), hn::Set(df, 0.5f))),
-      hn::Set(du, 126u << 23));
+  const auto o_tiny =
+      hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, a), hn::Set(df, 0.5f))),
+              hn::Set(du, 126u << 23));
   // Normal: rebias, then add 0xfff plus the lowest kept bit for ties to even.
   const auto odd = hn::And(hn::ShiftRight<13>(a), hn::Set(du, 1u));
-  const auto o_normal = hn::ShiftRight<13>(
-      hn::Add(hn::Add(a, hn::Set(du, 0xc8000fffu)), odd));
+  const auto o_normal =
+      hn::ShiftRight<13>(hn::Add(hn::Add(a, hn::Set(du, 0xc8000fffu)), odd));
   auto o = hn::IfThenElse(hn::RebindMask(du, tiny), o_tiny, o_normal);
   o = hn::IfThenElse(hn::RebindMask(du, huge), o_huge, o);
   o = hn::Or(o, hn::ShiftRight<16>(sign));

@@ -114,9 +114,9 @@ struct RuleBFloat16 {
       // NaN products (alpha NaN, -inf * 0) must stay NaN: make them quiet
       // and do not round (a carry could reach the sign).
       const hn::RebindToSigned<DU32> di;
-      const auto nan = hn::Gt(
-          hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
-          hn::Set(di, 0x7f800000));
+      const auto nan =
+          hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
+                 hn::Set(di, 0x7f800000));
       r = hn::IfThenElse(hn::RebindMask(du, nan),
                          hn::Or(u, hn::Set(du, 0x00400000u)), r);
     }
@@ -134,17 +134,17 @@ struct RuleBFloat16 {
   }
 
   // alpha * v rounded to bfloat16, for every lane.
-  template <class D,
-            std::enable_if_t<std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
-                                 HWY_TARGET != HWY_SCALAR>* = nullptr>
+  template <class D, std::enable_if_t<
+                         std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
+                         HWY_TARGET != HWY_SCALAR>* = nullptr>
   static HWY_INLINE hn::Vec<D> Products(D d, hn::Vec<D> v, float alpha32,
                                         double) {
     const hn::Repartition<uint32_t, D> du;
     const hn::Repartition<float, D> df;
     const auto a = hn::Set(df, alpha32);
     const auto u = hn::BitCast(du, v);
-    const auto high = hn::Mul(
-        hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u))), a);
+    const auto high =
+        hn::Mul(hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u))), a);
     const auto low = hn::Mul(hn::BitCast(df, hn::ShiftLeft<16>(u)), a);
     const auto high_r = RoundHigh(du, hn::BitCast(du, high));
     const auto low_r = hn::ShiftRight<16>(RoundHigh(du, hn::BitCast(du, low)));
@@ -152,9 +152,9 @@ struct RuleBFloat16 {
   }
 
   // Partial vectors (one-lane tails, HWY_SCALAR): widen, multiply, narrow.
-  template <class D,
-            std::enable_if_t<!(std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
-                               HWY_TARGET != HWY_SCALAR)>* = nullptr>
+  template <class D, std::enable_if_t<
+                         !(std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
+                           HWY_TARGET != HWY_SCALAR)>* = nullptr>
   static HWY_INLINE hn::Vec<D> Products(D d, hn::Vec<D> v, float alpha32,
                                         double) {
     const hn::Rebind<float, D> df;
@@ -208,9 +208,9 @@ HWY_INLINE void StoreVector(hn::Vec<StorageTag<R>> y, typename R::T* out) {
 }
 
 // The contiguous kernel (pointers element-aligned): a head up to the first
-// vector-aligned output element, an aligned main loop unrolled four times, a single-vector loop,
-// and an exact tail. Aligned stores are what non-temporal stores need, and
-// they never split a cache line.
+// vector-aligned output element, an aligned main loop unrolled four times, a
+// single-vector loop, and an exact tail. Aligned stores are what non-temporal
+// stores need, and they never split a cache line.
 template <class R, bool kForward, bool kStream>
 void Contiguous(const KernelArgs& args) {
   using T = typename R::T;
@@ -240,20 +240,18 @@ void Contiguous(const KernelArgs& args) {
     const auto s1 = kForward ? v1 : hn::LoadU(d, s + i + lanes);
     const auto s2 = kForward ? v2 : hn::LoadU(d, s + i + 2 * lanes);
     const auto s3 = kForward ? v3 : hn::LoadU(d, s + i + 3 * lanes);
-    StoreVector<R, kStream>(R::Apply(d, v0, s0, alpha32, alpha),
-                                           out + i);
+    StoreVector<R, kStream>(R::Apply(d, v0, s0, alpha32, alpha), out + i);
     StoreVector<R, kStream>(R::Apply(d, v1, s1, alpha32, alpha),
-                                           out + i + lanes);
+                            out + i + lanes);
     StoreVector<R, kStream>(R::Apply(d, v2, s2, alpha32, alpha),
-                                           out + i + 2 * lanes);
+                            out + i + 2 * lanes);
     StoreVector<R, kStream>(R::Apply(d, v3, s3, alpha32, alpha),
-                                           out + i + 3 * lanes);
+                            out + i + 3 * lanes);
   }
   for (; i + lanes <= n; i += lanes) {
     const auto vv = hn::LoadU(d, v + i);
     const auto sv = kForward ? vv : hn::LoadU(d, s + i);
-    StoreVector<R, kStream>(R::Apply(d, vv, sv, alpha32, alpha),
-                                           out + i);
+    StoreVector<R, kStream>(R::Apply(d, vv, sv, alpha32, alpha), out + i);
   }
   Partial<R, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
   if (kStream) hwy::FlushStream();
@@ -300,9 +298,9 @@ namespace {
 // hwy::ChosenTarget does, so a call can pick its target without touching
 // Highway's process-wide choice.
 size_t DispatchIndex(int64_t target) {
-  const int64_t mask = (HWY_CHOSEN_TARGET_SHIFT(target) |
-                        HWY_CHOSEN_TARGET_MASK_SCALAR) &
-                       HWY_CHOSEN_TARGET_MASK_TARGETS;
+  const int64_t mask =
+      (HWY_CHOSEN_TARGET_SHIFT(target) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
+      HWY_CHOSEN_TARGET_MASK_TARGETS;
   return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
 }
 

@@ -29,7 +29,9 @@ struct KernelArgs {
 using Kernel = void (*)(const KernelArgs& args);
 
 // Index of a dtype in the tables below.
-inline int DTypeIndex(lrelu_dtype_t dtype) { return static_cast<int>(dtype) - 1; }
+inline int DTypeIndex(lrelu_dtype_t dtype) {
+  return static_cast<int>(dtype) - 1;
+}
 constexpr int kNumDTypes = 4;
 
 // The kernels of one target, [dtype][stream][finite_alpha]: stream = 1

@@ -28,18 +28,24 @@ void Scatter(const char* from, char* to, int64_t stride, int64_t count) {
 void GatherAny(size_t size, const char* from, int64_t stride, char* to,
                int64_t count) {
   switch (size) {
-    case 2: return Gather<2>(from, stride, to, count);
-    case 4: return Gather<4>(from, stride, to, count);
-    default: return Gather<8>(from, stride, to, count);
+    case 2:
+      return Gather<2>(from, stride, to, count);
+    case 4:
+      return Gather<4>(from, stride, to, count);
+    default:
+      return Gather<8>(from, stride, to, count);
   }
 }
 
 void ScatterAny(size_t size, const char* from, char* to, int64_t stride,
                 int64_t count) {
   switch (size) {
-    case 2: return Scatter<2>(from, to, stride, count);
-    case 4: return Scatter<4>(from, to, stride, count);
-    default: return Scatter<8>(from, to, stride, count);
+    case 2:
+      return Scatter<2>(from, to, stride, count);
+    case 4:
+      return Scatter<4>(from, to, stride, count);
+    default:
+      return Scatter<8>(from, to, stride, count);
   }
 }
 

@@ -29,7 +29,6 @@ void ReplaceAll(std::string* text, const std::string& key,
   }
 }
 
-
 lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
                           std::string* source) {
   if (dtype != LRELU_DTYPE_FLOAT32 && dtype != LRELU_DTYPE_FLOAT16) {

@@ -31,7 +31,6 @@ constexpr cl_ulong kMaxChunkBytes = cl_ulong{256} << 20;
 // Work-items per group (see the launch below).
 constexpr size_t kGroupSize = 64;
 
-
 lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
   if (options.stream != nullptr) {

@@ -120,8 +120,9 @@ uint16_t BackwardF16(uint16_t dy, uint16_t s, float alpha) {
 }
 
 uint16_t BackwardBF16(uint16_t dy, uint16_t s, float alpha) {
-  return BFloat16ToFloat(s) < 0.0f ? FloatToBFloat16(alpha * BFloat16ToFloat(dy))
-                                   : dy;
+  return BFloat16ToFloat(s) < 0.0f
+             ? FloatToBFloat16(alpha * BFloat16ToFloat(dy))
+             : dy;
 }
 
 uint64_t BackwardF64(uint64_t dy, uint64_t s, double alpha) {

@@ -31,11 +31,21 @@ int64_t DecodeDim(ByteReader& in) {
   if (d < 200) return 1 + d % 5;
   if (d < 220) return 0;
   if (d < 240) return 6 + d % 11;
-  const int64_t special[] = {-1,          kMin,         int64_t{1} << 31,
-                             int64_t{1} << 32, kMax,    int64_t{1} << 62,
-                             int64_t{3} << 61, -7,      int64_t{1} << 40,
-                             1000,        4096,         int64_t{1} << 21,
-                             65537,       2,            3,
+  const int64_t special[] = {-1,
+                             kMin,
+                             int64_t{1} << 31,
+                             int64_t{1} << 32,
+                             kMax,
+                             int64_t{1} << 62,
+                             int64_t{3} << 61,
+                             -7,
+                             int64_t{1} << 40,
+                             1000,
+                             4096,
+                             int64_t{1} << 21,
+                             65537,
+                             2,
+                             3,
                              int64_t{1} << 20};
   return special[d - 240];
 }
@@ -43,26 +53,46 @@ int64_t DecodeDim(ByteReader& in) {
 int64_t DecodeStride(ByteReader& in) {
   const uint8_t s = in.U8();
   if (s < 216) return static_cast<int64_t>(s % 17) - 8;
-  const int64_t special[] = {kMin,      kMax,
-                             int64_t{1} << 40, -(int64_t{1} << 40),
-                             int64_t{1} << 61, kMax / 2,
-                             0x7fffffff, kMin / 2,
-                             kMax / 8,  -(kMax / 8),
-                             int64_t{1} << 59, 100,
-                             -100,      1000,
-                             -1000,     int64_t{1} << 20,
-                             17,        -17,
-                             kMax / 4,  kMin / 4,
-                             64,        -64,
-                             kMax / 16 + 1, 33,
-                             -33,       9,
-                             -9,        12,
-                             24,        48,
-                             -48,       96,
-                             -96,       128,
-                             -128,      256,
-                             -256,      512,
-                             -512,      int64_t{1} << 16};
+  const int64_t special[] = {kMin,
+                             kMax,
+                             int64_t{1} << 40,
+                             -(int64_t{1} << 40),
+                             int64_t{1} << 61,
+                             kMax / 2,
+                             0x7fffffff,
+                             kMin / 2,
+                             kMax / 8,
+                             -(kMax / 8),
+                             int64_t{1} << 59,
+                             100,
+                             -100,
+                             1000,
+                             -1000,
+                             int64_t{1} << 20,
+                             17,
+                             -17,
+                             kMax / 4,
+                             kMin / 4,
+                             64,
+                             -64,
+                             kMax / 16 + 1,
+                             33,
+                             -33,
+                             9,
+                             -9,
+                             12,
+                             24,
+                             48,
+                             -48,
+                             96,
+                             -96,
+                             128,
+                             -128,
+                             256,
+                             -256,
+                             512,
+                             -512,
+                             int64_t{1} << 16};
   return special[(s - 216) % (sizeof(special) / sizeof(special[0]))];
 }
 
@@ -95,7 +125,8 @@ TensorSpec DecodeTensor(ByteReader& in, bool big, size_t arena_bytes) {
     }
     t.null_strides = in.Chance(2);
     if (!t.null_strides) {
-      for (int32_t i = 0; i < t.rank; ++i) t.strides.push_back(DecodeStride(in));
+      for (int32_t i = 0; i < t.rank; ++i)
+        t.strides.push_back(DecodeStride(in));
     }
   }
   t.null_data = in.Chance(64);
@@ -152,7 +183,8 @@ TensorSpec DecodeRelated(ByteReader& in, const TensorSpec& first, bool big,
         t.strides[in.U8() % t.strides.size()] = DecodeStride(in);
       } else {
         t.null_strides = false;
-        for (int32_t i = 0; i < t.rank; ++i) t.strides.push_back(DecodeStride(in));
+        for (int32_t i = 0; i < t.rank; ++i)
+          t.strides.push_back(DecodeStride(in));
       }
       break;
     case 4:
@@ -167,18 +199,22 @@ TensorSpec DecodeRelated(ByteReader& in, const TensorSpec& first, bool big,
 
 PoolKind DecodePool(ByteReader& in) {
   switch (in.Below(8)) {
-    case 4: return PoolKind::kSerial;
-    case 5: return PoolKind::kReverse;
-    case 6: return PoolKind::kNoFunction;
-    case 7: return PoolKind::kNoConcurrency;
-    default: return PoolKind::kNone;
+    case 4:
+      return PoolKind::kSerial;
+    case 5:
+      return PoolKind::kReverse;
+    case 6:
+      return PoolKind::kNoFunction;
+    case 7:
+      return PoolKind::kNoConcurrency;
+    default:
+      return PoolKind::kNone;
   }
 }
 
 double DecodeAlpha(ByteReader& in) {
-  const double alphas[] = {0.01,   0.2,    0.0,  -0.0,   -0.5,
-                           1.5,    1e-30,  3e38, 1e-45,  -1e300,
-                           5e-324, -2.0,   0.01};
+  const double alphas[] = {0.01, 0.2,   0.0,    -0.0,   -0.5, 1.5, 1e-30,
+                           3e38, 1e-45, -1e300, 5e-324, -2.0, 0.01};
   const uint8_t a = in.U8();
   if (a < 13 * 16) return alphas[a % 13];
   if (a < 240) {
@@ -225,8 +261,8 @@ ApiCase DecodeApiCase(ByteReader& in) {
     c.threads = t < 240 ? t % 5 : (t % 2 ? SIZE_MAX : 1000);
     c.pool = DecodePool(in);
     c.pool_concurrency = 1 + in.Below(4);
-    const char* variants[] = {"", "auto", "reference", "contiguous", "strided",
-                              "bogus"};
+    const char* variants[] = {"",           "auto",    "reference",
+                              "contiguous", "strided", "bogus"};
     const uint32_t v = in.Below(10);
     c.has_variant = v >= 4;
     if (c.has_variant) c.variant = variants[v - 4];

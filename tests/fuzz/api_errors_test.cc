@@ -28,7 +28,8 @@ struct Buffers {
   }
 };
 
-lrelu_tensor_t T(void* data, lrelu_dtype_t dtype, const std::vector<int64_t>& shape,
+lrelu_tensor_t T(void* data, lrelu_dtype_t dtype,
+                 const std::vector<int64_t>& shape,
                  const std::vector<int64_t>* strides = nullptr) {
   return lrelu_tensor_t{data, dtype, static_cast<int32_t>(shape.size()),
                         shape.data(), strides ? strides->data() : nullptr};
@@ -48,8 +49,10 @@ TEST(ErrorCatalogue, UnknownCpuTarget) {
   lrelu_options_t o;
   lrelu_options_init(&o);
   o.cpu_target = "AVX9000";
-  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_UNSUPPORTED_VARIANT);
-  EXPECT_NE(LastError().find("cpu target 'AVX9000'"), std::string::npos) << LastError();
+  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o),
+            LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_NE(LastError().find("cpu target 'AVX9000'"), std::string::npos)
+      << LastError();
   EXPECT_TRUE(b.YUntouched());
 }
 
@@ -61,7 +64,8 @@ TEST(ErrorCatalogue, ContiguousVariantOnStridedViews) {
   lrelu_options_t o;
   lrelu_options_init(&o);
   o.variant = "contiguous";
-  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o),
+            LRELU_STATUS_UNSUPPORTED_VARIANT);
   EXPECT_NE(LastError().find("dense run"), std::string::npos) << LastError();
   EXPECT_TRUE(b.YUntouched());
 }
@@ -75,7 +79,8 @@ TEST(ErrorCatalogue, NegativeDevice) {
   lrelu_options_init(&o);
   o.device = -1;
   EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("options.device is -1"), std::string::npos) << LastError();
+  EXPECT_NE(LastError().find("options.device is -1"), std::string::npos)
+      << LastError();
   EXPECT_TRUE(b.YUntouched());
 }
 
@@ -100,14 +105,17 @@ TEST(ErrorCatalogue, ExecuteWithABadPoolWritesNothing) {
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, shape);
   size_t size = 0;
   lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
-            LRELU_STATUS_OK);
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
+      LRELU_STATUS_OK);
   lrelu_thread_pool_t no_function = {nullptr, nullptr, 2};
-  EXPECT_EQ(lrelu_execute(nullptr, 0, e, &no_function), LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(lrelu_execute(nullptr, 0, e, &no_function),
+            LRELU_STATUS_INVALID_ARGUMENT);
   lrelu_thread_pool_t no_concurrency = {&NeverCalled, nullptr, 0};
   EXPECT_EQ(lrelu_execute(nullptr, 0, e, &no_concurrency),
             LRELU_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("thread_pool needs"), std::string::npos) << LastError();
+  EXPECT_NE(LastError().find("thread_pool needs"), std::string::npos)
+      << LastError();
   EXPECT_TRUE(b.YUntouched());
   // A workspace is optional when the plan needs none (CPU plans never do,
   // so LRELU_STATUS_WORKSPACE_TOO_SMALL cannot happen on the CPU).
@@ -122,9 +130,11 @@ TEST(ErrorCatalogue, NullExecutorPointer) {
   lrelu_tensor_t x = T(b.x, LRELU_DTYPE_FLOAT32, shape);
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, shape);
   size_t size = 0;
-  EXPECT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, nullptr),
-            LRELU_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("must not be NULL"), std::string::npos) << LastError();
+  EXPECT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, nullptr),
+      LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("must not be NULL"), std::string::npos)
+      << LastError();
   EXPECT_TRUE(b.YUntouched());
 }
 
@@ -134,25 +144,30 @@ TEST(ErrorCatalogue, GradientArgumentErrors) {
   lrelu_tensor_t dy = T(b.x, LRELU_DTYPE_FLOAT32, s4);
   lrelu_tensor_t x = T(b.x + 16, LRELU_DTYPE_FLOAT32, s4);
   lrelu_tensor_t dx = T(b.y, LRELU_DTYPE_FLOAT32, s4);
-  EXPECT_EQ(lrelu_leaky_relu_backward(nullptr, &x, 0.1, LRELU_GRAD_FROM_X, &dx, nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(nullptr, &x, 0.1, LRELU_GRAD_FROM_X, &dx,
+                                      nullptr),
             LRELU_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("dy is NULL"), std::string::npos) << LastError();
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X, nullptr, nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X, nullptr,
+                                      nullptr),
             LRELU_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("dx is NULL"), std::string::npos) << LastError();
   lrelu_tensor_t x16 = T(b.x + 16, LRELU_DTYPE_FLOAT16, s4);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x16, 0.1, LRELU_GRAD_FROM_X, &dx, nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x16, 0.1, LRELU_GRAD_FROM_X, &dx,
+                                      nullptr),
             LRELU_STATUS_DTYPE_MISMATCH);
   lrelu_tensor_t x5 = T(b.x + 16, LRELU_DTYPE_FLOAT32, s5);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x5, 0.1, LRELU_GRAD_FROM_X, &dx, nullptr),
-            LRELU_STATUS_SHAPE_MISMATCH);
+  EXPECT_EQ(
+      lrelu_leaky_relu_backward(&dy, &x5, 0.1, LRELU_GRAD_FROM_X, &dx, nullptr),
+      LRELU_STATUS_SHAPE_MISMATCH);
   lrelu_tensor_t dx_bad = T(b.y, static_cast<lrelu_dtype_t>(0), s4);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X, &dx_bad, nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X, &dx_bad,
+                                      nullptr),
             LRELU_STATUS_UNSUPPORTED_DTYPE);
   // dx may be dy (in place) but must not partially overlap dy.
   lrelu_tensor_t dx_shifted = T(b.x + 1, LRELU_DTYPE_FLOAT32, s4);
-  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X, &dx_shifted,
-                                      nullptr),
+  EXPECT_EQ(lrelu_leaky_relu_backward(&dy, &x, 0.1, LRELU_GRAD_FROM_X,
+                                      &dx_shifted, nullptr),
             LRELU_STATUS_OVERLAP);
   EXPECT_TRUE(b.YUntouched());
 }
@@ -160,7 +175,8 @@ TEST(ErrorCatalogue, GradientArgumentErrors) {
 TEST(ErrorCatalogue, StridesReachingOutsideTheAddressSpace) {
   // Never dereferenced: validation refuses the view first.
   const std::vector<int64_t> shape = {4}, backwards = {-4};
-  lrelu_tensor_t x = T(reinterpret_cast<void*>(16), LRELU_DTYPE_FLOAT32, shape, &backwards);
+  lrelu_tensor_t x =
+      T(reinterpret_cast<void*>(16), LRELU_DTYPE_FLOAT32, shape, &backwards);
   Buffers b;
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, shape);
   EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, nullptr), LRELU_STATUS_SIZE_OVERFLOW);
@@ -184,8 +200,9 @@ TEST(FoundByFuzzing, OverlapTestDoesNotOverflowNearTheTopOfTheAddressSpace) {
   size_t size = 0;
   lrelu_executor_t* e = nullptr;
   // y[0] is x[0] but y is not x's view: a partial overlap.
-  EXPECT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
-            LRELU_STATUS_OVERLAP)
+  EXPECT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &size, &e),
+      LRELU_STATUS_OVERLAP)
       << LastError();
   lrelu_executor_destroy(e);
 }
@@ -215,12 +232,14 @@ TEST(FoundByFuzzing, StructSizeInsideAFieldIsRefused) {
 // builds keep the bits.
 TEST(FoundByFuzzing, SignallingNaNsPassThroughOnEveryTarget) {
   const int n = 67;  // a vector body and a tail on every target
-  for (const lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
-                                    LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_FLOAT64}) {
+  for (const lrelu_dtype_t dtype :
+       {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16,
+        LRELU_DTYPE_FLOAT64}) {
     const size_t e = lrelu_dtype_size(dtype);
-    const uint64_t snan = e == 8   ? 0x7ff4000000000001ull
-                          : e == 4 ? 0x7fa00001u
-                          : dtype == LRELU_DTYPE_FLOAT16 ? 0x7d01u : 0x7f81u;
+    const uint64_t snan = e == 8                         ? 0x7ff4000000000001ull
+                          : e == 4                       ? 0x7fa00001u
+                          : dtype == LRELU_DTYPE_FLOAT16 ? 0x7d01u
+                                                         : 0x7f81u;
     std::vector<unsigned char> v(n * e), s(n * e, 0), out(n * e);
     for (int i = 0; i < n; ++i) std::memcpy(&v[i * e], &snan, e);
     const std::vector<int64_t> shape = {n};
@@ -235,13 +254,14 @@ TEST(FoundByFuzzing, SignallingNaNsPassThroughOnEveryTarget) {
           o.cpu_target = lrelu_cpu_target_name(t);
           o.variant = variant;
           std::memset(out.data(), 0, out.size());
-          ASSERT_EQ(backward ? lrelu_leaky_relu_backward(&vt, &st, 0.01,
-                                                         LRELU_GRAD_FROM_X, &ot, &o)
+          ASSERT_EQ(backward ? lrelu_leaky_relu_backward(
+                                   &vt, &st, 0.01, LRELU_GRAD_FROM_X, &ot, &o)
                              : lrelu_leaky_relu(&vt, 0.01, &ot, &o),
                     LRELU_STATUS_OK);
           EXPECT_EQ(std::memcmp(v.data(), out.data(), out.size()), 0)
-              << lrelu_dtype_name(dtype) << (backward ? " gradient" : " forward")
-              << " on " << o.cpu_target << ", " << variant;
+              << lrelu_dtype_name(dtype)
+              << (backward ? " gradient" : " forward") << " on " << o.cpu_target
+              << ", " << variant;
         }
       }
     }
@@ -261,12 +281,14 @@ TEST(FoundByFuzzing, NegativeEnumValues) {
   lrelu_tensor_t y = T(b.y, LRELU_DTYPE_FLOAT32, shape);
   const int minus_one = -1;
   std::memcpy(&x.dtype, &minus_one, sizeof minus_one);
-  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, nullptr), LRELU_STATUS_UNSUPPORTED_DTYPE);
+  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, nullptr),
+            LRELU_STATUS_UNSUPPORTED_DTYPE);
   x.dtype = LRELU_DTYPE_FLOAT32;
   lrelu_options_t o;
   lrelu_options_init(&o);
   std::memcpy(&o.backend, &minus_one, sizeof minus_one);
-  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o), LRELU_STATUS_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(lrelu_leaky_relu(&x, 0.1, &y, &o),
+            LRELU_STATUS_BACKEND_UNAVAILABLE);
   EXPECT_TRUE(b.YUntouched());
 }
 

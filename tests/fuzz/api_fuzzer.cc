@@ -42,7 +42,8 @@ Stats stats;
 // LRELU_FUZZ_TOLERATE_KNOWN_BUGS=1: let the bugs listed in docs/errors.md
 // pass, so that a fuzzing run can look beyond them before they are fixed.
 bool TolerateKnownBugs() {
-  static const bool tolerate = std::getenv("LRELU_FUZZ_TOLERATE_KNOWN_BUGS") != nullptr;
+  static const bool tolerate =
+      std::getenv("LRELU_FUZZ_TOLERATE_KNOWN_BUGS") != nullptr;
   return tolerate;
 }
 
@@ -73,8 +74,8 @@ void NoopParallelFor(void*, lrelu_task_fn, void*, size_t) {
   Fail("a pool without concurrency was used");
 }
 
-void MakePool(PoolKind kind, size_t concurrency, size_t limit, CallerPool* state,
-              lrelu_thread_pool_t* pool) {
+void MakePool(PoolKind kind, size_t concurrency, size_t limit,
+              CallerPool* state, lrelu_thread_pool_t* pool) {
   state->reverse = kind == PoolKind::kReverse;
   state->limit = limit;
   pool->parallel_for = &CallerPool::ParallelFor;
@@ -90,10 +91,9 @@ void MakePool(PoolKind kind, size_t concurrency, size_t limit, CallerPool* state
 void Fill(std::vector<unsigned char>& arena, uint64_t seed) {
   // Random bits with 16-bit special values sprinkled in (the float16 and
   // bfloat16 zeros, infinities, NaNs and subnormals).
-  static const uint16_t kSpecials[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80,
-                                       0xff80, 0x8001, 0x0001, 0x7e00, 0xffc1,
-                                       0x83ff, 0xfd00, 0x8080, 0x807f, 0xbc00,
-                                       0x3c00};
+  static const uint16_t kSpecials[] = {
+      0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80, 0xff80, 0x8001, 0x0001,
+      0x7e00, 0xffc1, 0x83ff, 0xfd00, 0x8080, 0x807f, 0xbc00, 0x3c00};
   uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
   for (size_t i = 0; i + 1 < arena.size(); i += 2) {
     state ^= state << 13;
@@ -107,10 +107,14 @@ void Fill(std::vector<unsigned char>& arena, uint64_t seed) {
 
 bool IsNaN(lrelu_dtype_t dtype, uint64_t bits) {
   switch (dtype) {
-    case LRELU_DTYPE_FLOAT32: return (bits & 0x7fffffffu) > 0x7f800000u;
-    case LRELU_DTYPE_FLOAT16: return (bits & 0x7fffu) > 0x7c00u;
-    case LRELU_DTYPE_BFLOAT16: return (bits & 0x7fffu) > 0x7f80u;
-    default: return (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+    case LRELU_DTYPE_FLOAT32:
+      return (bits & 0x7fffffffu) > 0x7f800000u;
+    case LRELU_DTYPE_FLOAT16:
+      return (bits & 0x7fffu) > 0x7c00u;
+    case LRELU_DTYPE_BFLOAT16:
+      return (bits & 0x7fffu) > 0x7f80u;
+    default:
+      return (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
   }
 }
 
@@ -300,19 +304,18 @@ int Run(const uint8_t* data, size_t size) {
   const auto source = static_cast<lrelu_grad_source_t>(c.source);
   int status;
   if (!c.two_stage) {
-    status = c.backward
-                 ? lrelu_leaky_relu_backward(args[0], args[1], c.alpha, source,
-                                             args[2], opts)
-                 : lrelu_leaky_relu(args[0], c.alpha, args[1], opts);
+    status = c.backward ? lrelu_leaky_relu_backward(args[0], args[1], c.alpha,
+                                                    source, args[2], opts)
+                        : lrelu_leaky_relu(args[0], c.alpha, args[1], opts);
   } else {
     size_t workspace = 777;
     auto* e = reinterpret_cast<lrelu_executor_t*>(&workspace);
     size_t* ws = c.null_workspace_size ? nullptr : &workspace;
-    status = c.backward ? lrelu_leaky_relu_backward_get_workspace_size(
-                              args[0], args[1], c.alpha, source, args[2], opts,
-                              ws, &e)
-                        : lrelu_leaky_relu_get_workspace_size(
-                              args[0], c.alpha, args[1], opts, ws, &e);
+    status = c.backward
+                 ? lrelu_leaky_relu_backward_get_workspace_size(
+                       args[0], args[1], c.alpha, source, args[2], opts, ws, &e)
+                 : lrelu_leaky_relu_get_workspace_size(args[0], c.alpha,
+                                                       args[1], opts, ws, &e);
     if (status != LRELU_STATUS_OK && ws != nullptr && e != nullptr) {
       Fail("a refused plan returned an executor");
     }
@@ -337,7 +340,8 @@ int Run(const uint8_t* data, size_t size) {
       status = lrelu_execute(nullptr, c.workspace_given, e,
                              use_exec_pool ? &exec_pool : nullptr);
       lrelu_executor_destroy(e);
-      if (lrelu_execute(nullptr, 0, e, nullptr) != LRELU_STATUS_INVALID_EXECUTOR) {
+      if (lrelu_execute(nullptr, 0, e, nullptr) !=
+          LRELU_STATUS_INVALID_EXECUTOR) {
         Fail("a destroyed executor ran");
       }
     }

@@ -19,11 +19,16 @@ constexpr int64_t kEnumerateLimit = int64_t{1} << 20;
 
 size_t ElementBytes(int dtype) {
   switch (dtype) {
-    case LRELU_DTYPE_FLOAT32: return 4;
-    case LRELU_DTYPE_FLOAT16: return 2;
-    case LRELU_DTYPE_BFLOAT16: return 2;
-    case LRELU_DTYPE_FLOAT64: return 8;
-    default: return 0;
+    case LRELU_DTYPE_FLOAT32:
+      return 4;
+    case LRELU_DTYPE_FLOAT16:
+      return 2;
+    case LRELU_DTYPE_BFLOAT16:
+      return 2;
+    case LRELU_DTYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -34,8 +39,8 @@ struct Facts {
   size_t elem = 0;
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // effective (C-contiguous when NULL)
-  Int lo = 0;  // bytes relative to data; the elements occupy
-  Int hi = 0;  // [data + lo, data + hi + elem)
+  Int lo = 0;                    // bytes relative to data; the elements occupy
+  Int hi = 0;                    // [data + lo, data + hi + elem)
   Int base = 0;
 };
 
@@ -192,8 +197,8 @@ bool PassesStrideChain(const Facts& f) {
 bool InArena(const Facts& f, const unsigned char* arena, size_t bytes) {
   if (f.n == 0) return true;  // nothing is read or written
   const Int begin = static_cast<Int>(reinterpret_cast<uintptr_t>(arena));
-  return f.base + f.lo >= begin &&
-         f.base + f.hi + static_cast<Int>(f.elem) <= begin + static_cast<Int>(bytes);
+  return f.base + f.lo >= begin && f.base + f.hi + static_cast<Int>(f.elem) <=
+                                       begin + static_cast<Int>(bytes);
 }
 
 bool IsRunnableTarget(const std::string& name) {
@@ -229,17 +234,23 @@ void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
       return;
     }
   }
-  const bool has_pool = covers(offsetof(lrelu_options_t, thread_pool), sizeof(void*));
-  const bool has_variant = covers(offsetof(lrelu_options_t, variant), sizeof(void*));
-  const bool has_target = covers(offsetof(lrelu_options_t, cpu_target), sizeof(void*));
-  const bool has_backend = covers(offsetof(lrelu_options_t, backend), sizeof(int));
-  const bool has_device = covers(offsetof(lrelu_options_t, device), sizeof(int32_t));
+  const bool has_pool =
+      covers(offsetof(lrelu_options_t, thread_pool), sizeof(void*));
+  const bool has_variant =
+      covers(offsetof(lrelu_options_t, variant), sizeof(void*));
+  const bool has_target =
+      covers(offsetof(lrelu_options_t, cpu_target), sizeof(void*));
+  const bool has_backend =
+      covers(offsetof(lrelu_options_t, backend), sizeof(int));
+  const bool has_device =
+      covers(offsetof(lrelu_options_t, device), sizeof(int32_t));
   if (has_backend && c.backend != LRELU_BACKEND_CPU) {
     v->required.insert(LRELU_STATUS_BACKEND_UNAVAILABLE);
   }
-  if (has_device && c.device < 0) v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
-  if (has_pool && (c.pool == PoolKind::kNoFunction ||
-                   c.pool == PoolKind::kNoConcurrency)) {
+  if (has_device && c.device < 0)
+    v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
+  if (has_pool &&
+      (c.pool == PoolKind::kNoFunction || c.pool == PoolKind::kNoConcurrency)) {
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
   }
   if (has_target && c.has_cpu_target && !c.cpu_target.empty() &&
@@ -261,7 +272,8 @@ void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
 
 const char* BestTarget() { return lrelu_cpu_target_name(0); }
 
-Verdict Predict(const ApiCase& c, const std::vector<const lrelu_tensor_t*>& tensors,
+Verdict Predict(const ApiCase& c,
+                const std::vector<const lrelu_tensor_t*>& tensors,
                 const unsigned char* arena, size_t arena_bytes) {
   Verdict v;
   if (c.two_stage && c.null_workspace_size) {

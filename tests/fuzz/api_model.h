@@ -37,7 +37,8 @@ struct Verdict {
 
 // tensors: as passed to the call (nullptr for a NULL argument), output
 // last. arena: [arena, arena + arena_bytes) is the memory that exists.
-Verdict Predict(const ApiCase& c, const std::vector<const lrelu_tensor_t*>& tensors,
+Verdict Predict(const ApiCase& c,
+                const std::vector<const lrelu_tensor_t*>& tensors,
                 const unsigned char* arena, size_t arena_bytes);
 
 // The best runnable target's name, for checking executors.

@@ -50,7 +50,8 @@ TEST(BackendSelectTest, UnknownBackendIsUnavailable) {
   lrelu_options_t o;
   lrelu_options_init(&o);
   o.backend = BadBackend(7);
-  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
+            LRELU_STATUS_BACKEND_UNAVAILABLE);
   EXPECT_NE(std::strstr(lrelu_last_error(), "backend 7 is not built"), nullptr)
       << lrelu_last_error();
   o.backend = LRELU_BACKEND_CPU;

@@ -60,33 +60,36 @@ TEST(LongSweep, EveryFloat32BitPatternOnEveryTarget) {
   // Quick mode: every 256th chunk.
   const uint64_t step = QuickMode() ? 256 : 1;
   const auto start = std::chrono::steady_clock::now();
-  const std::string failure = Parallel(chunks / step, [&](uint64_t c,
-                                                          SweepBuffers* b) {
-    const uint64_t first = c * step * kChunk;
-    std::vector<uint32_t> x(kChunk), dy(kChunk);
-    for (size_t i = 0; i < kChunk; ++i) {
-      x[i] = static_cast<uint32_t>(first + i);
-      // Every x meets an unrelated dy (an odd multiplier is a bijection).
-      dy[i] = static_cast<uint32_t>((first + i) * 0x9e3779b1u);
-    }
-    for (const double alpha : kAlphas) {
-      const std::string problem = SweepChunk(LRELU_DTYPE_FLOAT32, x.data(),
-                                             dy.data(), kChunk, alpha, targets, b);
-      if (!problem.empty()) {
-        return "chunk at " + std::to_string(first) + ", alpha " +
-               std::to_string(alpha) + ": " + problem;
-      }
-    }
-    return std::string();
-  });
+  const std::string failure =
+      Parallel(chunks / step, [&](uint64_t c, SweepBuffers* b) {
+        const uint64_t first = c * step * kChunk;
+        std::vector<uint32_t> x(kChunk), dy(kChunk);
+        for (size_t i = 0; i < kChunk; ++i) {
+          x[i] = static_cast<uint32_t>(first + i);
+          // Every x meets an unrelated dy (an odd multiplier is a bijection).
+          dy[i] = static_cast<uint32_t>((first + i) * 0x9e3779b1u);
+        }
+        for (const double alpha : kAlphas) {
+          const std::string problem =
+              SweepChunk(LRELU_DTYPE_FLOAT32, x.data(), dy.data(), kChunk,
+                         alpha, targets, b);
+          if (!problem.empty()) {
+            return "chunk at " + std::to_string(first) + ", alpha " +
+                   std::to_string(alpha) + ": " + problem;
+          }
+        }
+        return std::string();
+      });
   const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::string names;
   for (const auto& t : targets) names += " " + t;
-  std::printf("float32: %llu patterns x %zu targets (%s) x 2 alphas x 2 ops "
-              "in %.1f s\n",
-              static_cast<unsigned long long>(total / step), targets.size(),
-              names.c_str(), seconds);
+  std::printf(
+      "float32: %llu patterns x %zu targets (%s) x 2 alphas x 2 ops "
+      "in %.1f s\n",
+      static_cast<unsigned long long>(total / step), targets.size(),
+      names.c_str(), seconds);
   EXPECT_EQ(failure, "");
 }
 
@@ -95,24 +98,29 @@ TEST(LongSweep, ABillionRandomFloat64OnEveryTarget) {
   const uint64_t total = QuickMode() ? uint64_t{1} << 22 : 1000000000ull;
   const uint64_t chunks = (total + kChunk - 1) / kChunk;
   const auto start = std::chrono::steady_clock::now();
-  const std::string failure = Parallel(chunks, [&](uint64_t c, SweepBuffers* b) {
-    std::vector<uint64_t> x(kChunk), dy(kChunk);
-    for (size_t i = 0; i < kChunk; ++i) {
-      const uint64_t r = Mix(c * kChunk + i);
-      const uint64_t r2 = Mix(r);
-      // Three in four: any bit pattern (all exponents, NaNs, infinities,
-      // subnormals); one in four: magnitudes near 1, where most data is.
-      x[i] = (r & 3) != 0 ? r2 : (r2 & 0x800fffffffffffffull) | (uint64_t{1020 + (r >> 2) % 8} << 52);
-      dy[i] = Mix(r2);
-    }
-    const double alpha = kAlphas[c % 2];
-    const std::string problem =
-        SweepChunk(LRELU_DTYPE_FLOAT64, x.data(), dy.data(), kChunk, alpha, targets, b);
-    return problem.empty() ? problem
-                           : "chunk " + std::to_string(c) + ": " + problem;
-  });
+  const std::string failure =
+      Parallel(chunks, [&](uint64_t c, SweepBuffers* b) {
+        std::vector<uint64_t> x(kChunk), dy(kChunk);
+        for (size_t i = 0; i < kChunk; ++i) {
+          const uint64_t r = Mix(c * kChunk + i);
+          const uint64_t r2 = Mix(r);
+          // Three in four: any bit pattern (all exponents, NaNs, infinities,
+          // subnormals); one in four: magnitudes near 1, where most data is.
+          x[i] = (r & 3) != 0 ? r2
+                              : (r2 & 0x800fffffffffffffull) |
+                                    (uint64_t{1020 + (r >> 2) % 8} << 52);
+          dy[i] = Mix(r2);
+        }
+        const double alpha = kAlphas[c % 2];
+        const std::string problem =
+            SweepChunk(LRELU_DTYPE_FLOAT64, x.data(), dy.data(), kChunk, alpha,
+                       targets, b);
+        return problem.empty() ? problem
+                               : "chunk " + std::to_string(c) + ": " + problem;
+      });
   const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("float64: %llu random values x %zu targets x 2 ops in %.1f s\n",
               static_cast<unsigned long long>(chunks * kChunk), targets.size(),
               seconds);

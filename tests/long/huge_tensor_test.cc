@@ -56,7 +56,8 @@ std::vector<size_t> Positions(size_t tasks, uintptr_t out_address) {
   std::vector<size_t> positions;
   for (size_t p : around) {
     for (size_t d = 0; d < 4096; ++d) {
-      if (p + d >= 2048 && p + d - 2048 < kCount) positions.push_back(p + d - 2048);
+      if (p + d >= 2048 && p + d - 2048 < kCount)
+        positions.push_back(p + d - 2048);
     }
   }
   std::mt19937_64 rng(7);
@@ -69,11 +70,13 @@ std::string Check(const uint16_t* x, const uint16_t* dy, const uint16_t* out,
                   const std::vector<size_t>& positions) {
   const float alpha32 = static_cast<float>(alpha);
   for (size_t i : positions) {
-    const uint16_t want = backward ? reference::BackwardF16(dy[i], x[i], alpha32)
-                                   : reference::ForwardF16(x[i], alpha32);
+    const uint16_t want = backward
+                              ? reference::BackwardF16(dy[i], x[i], alpha32)
+                              : reference::ForwardF16(x[i], alpha32);
     if (out[i] != want) {
       return "element " + std::to_string(i) + ": x " + std::to_string(x[i]) +
-             " expected " + std::to_string(want) + " got " + std::to_string(out[i]);
+             " expected " + std::to_string(want) + " got " +
+             std::to_string(out[i]);
     }
   }
   return "";
@@ -112,8 +115,8 @@ TEST(HugeTensor, Float16BeyondTwoToThe31Elements) {
   }
   // The gradient in place: dx = dy = y, from x.
   std::vector<uint16_t> dy_before;
-  const auto positions = Positions(lrelu_hardware_threads(),
-                                   reinterpret_cast<uintptr_t>(y));
+  const auto positions =
+      Positions(lrelu_hardware_threads(), reinterpret_cast<uintptr_t>(y));
   for (size_t i : positions) dy_before.push_back(y[i]);
   ASSERT_EQ(lrelu_leaky_relu_backward(&yt, &xt, alpha, LRELU_GRAD_FROM_X, &yt,
                                       nullptr),

@@ -25,8 +25,8 @@ namespace lrelu::long_tests {
 namespace {
 
 constexpr uint64_t kElements = (uint64_t{3} << 30) / 4;  // 3 GiB of float32
-constexpr uint64_t kBlock = 4096;                         // elements per block
-constexpr uint64_t kSpacing = uint64_t{16} << 20;         // elements apart
+constexpr uint64_t kBlock = 4096;                        // elements per block
+constexpr uint64_t kSpacing = uint64_t{16} << 20;        // elements apart
 
 // The binary this build made, unless LRELU_CLI names another.
 std::string Lrelu() {
@@ -48,7 +48,8 @@ void WriteAt(int fd, const void* data, size_t bytes, uint64_t offset) {
 // Block starts: every kSpacing elements, and the very last block.
 std::vector<uint64_t> Blocks() {
   std::vector<uint64_t> starts;
-  for (uint64_t s = 0; s + kBlock <= kElements; s += kSpacing) starts.push_back(s);
+  for (uint64_t s = 0; s + kBlock <= kElements; s += kSpacing)
+    starts.push_back(s);
   starts.push_back(kElements - kBlock);
   return starts;
 }
@@ -66,7 +67,8 @@ TEST(BigNpyFile, AppliedInBoundedMemory) {
   const int fd = open(in.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   WriteAt(fd, preamble.data(), preamble.size(), 0);
-  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(preamble.size() + kElements * 4)), 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(preamble.size() + kElements * 4)),
+            0);
   std::vector<uint32_t> block(kBlock);
   for (uint64_t start : Blocks()) {
     for (uint64_t i = 0; i < kBlock; ++i) block[i] = Pattern(start + i);
@@ -76,7 +78,8 @@ TEST(BigNpyFile, AppliedInBoundedMemory) {
 
   // ulimit -v 1 GiB: well under the file's 3 GiB.
   const std::string command = "ulimit -v 1048576 && exec '" + lrelu +
-                              "' apply '" + in + "' -o '" + out + "' --threads 2";
+                              "' apply '" + in + "' -o '" + out +
+                              "' --threads 2";
   const auto begin = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -87,8 +90,9 @@ TEST(BigNpyFile, AppliedInBoundedMemory) {
   int status = 0;
   struct rusage usage {};
   ASSERT_EQ(wait4(pid, &status, 0, &usage), pid);
-  const double seconds = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - begin).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   std::printf("lrelu apply: 3 GiB in %.1f s, peak RSS %ld MiB (limit 1024)\n",
               seconds, usage.ru_maxrss / 1024);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;

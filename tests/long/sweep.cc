@@ -67,10 +67,10 @@ std::string SweepChunk(lrelu_dtype_t dtype, const void* x, const void* dy,
     const void* v = backward ? dy : x;
     reference::Apply(dtype, v, x, b->expected.data(), n, alpha);
     for (const std::string& target : targets) {
-      std::string problem = Run(dtype, v, x, n, alpha, backward, target,
-                                b->actual.data());
-      const std::string what = std::string(backward ? "gradient" : "forward") +
-                               " on " + target;
+      std::string problem =
+          Run(dtype, v, x, n, alpha, backward, target, b->actual.data());
+      const std::string what =
+          std::string(backward ? "gradient" : "forward") + " on " + target;
       if (!problem.empty()) return what + " refused: " + problem;
       problem = Compare(dtype, v, x, b->expected, b->actual, n, alpha, what);
       if (!problem.empty()) return problem;

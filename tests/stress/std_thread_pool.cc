@@ -6,7 +6,8 @@ StdThreadPool::StdThreadPool(size_t workers) {
   pool_.parallel_for = &StdThreadPool::ParallelFor;
   pool_.pool_context = this;
   pool_.concurrency = workers;
-  for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+  for (size_t i = 0; i < workers; ++i)
+    threads_.emplace_back([this] { Work(); });
 }
 
 StdThreadPool::~StdThreadPool() {
@@ -25,7 +26,8 @@ size_t StdThreadPool::calls() const {
 
 void StdThreadPool::ParallelFor(void* pool_context, lrelu_task_fn task,
                                 void* task_context, size_t task_count) {
-  static_cast<StdThreadPool*>(pool_context)->Run(task, task_context, task_count);
+  static_cast<StdThreadPool*>(pool_context)
+      ->Run(task, task_context, task_count);
 }
 
 void StdThreadPool::Run(lrelu_task_fn task, void* task_context,

@@ -74,7 +74,7 @@ Job MakeJob(std::mt19937_64& rng) {
   const char* variants[] = {"", "", "reference", "strided"};
   j.variant = variants[rng() % 4];
   if (j.variant == "reference" && j.n > 70001) j.variant = "";  // slow oracle
-  j.threads = rng() % 5;  // 0: all
+  j.threads = rng() % 5;                                        // 0: all
   j.two_stage = rng() % 2 == 0;
   j.executions = 1 + static_cast<int>(rng() % 3);
   return j;
@@ -118,9 +118,9 @@ std::string RunJob(const Job& j, const lrelu_thread_pool_t* pool,
   options.thread_pool = pool;
   try {
     if (j.two_stage) {
-      Executor e = j.backward
-                       ? Executor::backward(vv, sv, j.alpha, j.source, ov, options)
-                       : Executor::forward(vv, j.alpha, ov, options);
+      Executor e = j.backward ? Executor::backward(vv, sv, j.alpha, j.source,
+                                                   ov, options)
+                              : Executor::forward(vv, j.alpha, ov, options);
       // In place, a second run would apply the op twice.
       const int runs = j.in_place ? 1 : j.executions;
       for (int r = 0; r < runs; ++r) e.execute();
@@ -194,12 +194,14 @@ TEST(Stress, ExecutorsAndErrorsAcrossThreads) {
       std::vector<float> x(4096, -2.0f), y(4096);
       const std::vector<int64_t> shape = {4096};
       for (int r = 0; r < (kSanitized ? 200 : 2000); ++r) {
-        lrelu_tensor_t xt{x.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(), nullptr};
-        lrelu_tensor_t yt{y.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(), nullptr};
+        lrelu_tensor_t xt{x.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(),
+                          nullptr};
+        lrelu_tensor_t yt{y.data(), LRELU_DTYPE_FLOAT32, 1, shape.data(),
+                          nullptr};
         size_t ws = 1;
         lrelu_executor_t* e = nullptr;
-        if (lrelu_leaky_relu_get_workspace_size(&xt, 0.5, &yt, nullptr, &ws, &e) !=
-                LRELU_STATUS_OK ||
+        if (lrelu_leaky_relu_get_workspace_size(&xt, 0.5, &yt, nullptr, &ws,
+                                                &e) != LRELU_STATUS_OK ||
             lrelu_executor_variant(e) == nullptr ||
             lrelu_execute(nullptr, 0, e, nullptr) != LRELU_STATUS_OK ||
             y[4095] != -1.0f) {
@@ -210,8 +212,10 @@ TEST(Stress, ExecutorsAndErrorsAcrossThreads) {
         std::vector<int64_t> bad = {-1 - t};
         lrelu_tensor_t bt = xt;
         bt.shape = bad.data();
-        if (lrelu_leaky_relu(&bt, 0.5, &yt, nullptr) != LRELU_STATUS_INVALID_ARGUMENT ||
-            std::string(lrelu_last_error()).find("(" + std::to_string(-1 - t) + ")") ==
+        if (lrelu_leaky_relu(&bt, 0.5, &yt, nullptr) !=
+                LRELU_STATUS_INVALID_ARGUMENT ||
+            std::string(lrelu_last_error())
+                    .find("(" + std::to_string(-1 - t) + ")") ==
                 std::string::npos) {
           failures++;
         }

@@ -16,11 +16,17 @@ std::vector<lrelu_dtype_t> AllDTypes() {
 }
 
 std::vector<double> SweepAlphas() {
-  return {0.01,      0.2,        0.0,
-          -0.5,      1.5,        std::numeric_limits<double>::infinity(),
+  return {0.01,
+          0.2,
+          0.0,
+          -0.5,
+          1.5,
+          std::numeric_limits<double>::infinity(),
           -std::numeric_limits<double>::infinity(),
           std::numeric_limits<double>::quiet_NaN(),
-          -0.0,      1e-30,      3e38};
+          -0.0,
+          1e-30,
+          3e38};
 }
 
 uint64_t LoadBits(lrelu_dtype_t dtype, const void* base, size_t i) {
@@ -73,15 +79,13 @@ std::vector<uint64_t> SpecialBits(lrelu_dtype_t dtype) {
               0x7f81, 0x7fd5, 0x0001, 0x8001, 0x007f, 0x807f, 0x0080, 0x8080,
               0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0xc040, 0xbc24, 0x8040, 0xc2c8};
     case LRELU_DTYPE_FLOAT64:
-      return {0x0000000000000000ull, 0x8000000000000000ull,
-              0x7ff0000000000000ull, 0xfff0000000000000ull,
-              0x7ff8000000000000ull, 0xfff8000000000000ull,
-              0x7ff4000000000000ull, 0xfff4000000000001ull,
-              0x7ff0000000000001ull, 0x0000000000000001ull,
-              0x8000000000000001ull, 0x000fffffffffffffull,
-              0x800fffffffffffffull, 0x7fefffffffffffffull,
-              0xffefffffffffffffull, 0x3ff0000000000000ull,
-              0xbff0000000000000ull, 0xc008000000000000ull};
+      return {
+          0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull,
+          0xfff0000000000000ull, 0x7ff8000000000000ull, 0xfff8000000000000ull,
+          0x7ff4000000000000ull, 0xfff4000000000001ull, 0x7ff0000000000001ull,
+          0x0000000000000001ull, 0x8000000000000001ull, 0x000fffffffffffffull,
+          0x800fffffffffffffull, 0x7fefffffffffffffull, 0xffefffffffffffffull,
+          0x3ff0000000000000ull, 0xbff0000000000000ull, 0xc008000000000000ull};
   }
   return {};
 }
@@ -136,8 +140,8 @@ bool ElementMatches(lrelu_dtype_t dtype, uint64_t s_bits, uint64_t expected,
 
 std::string Hex(uint64_t bits, size_t bytes) {
   char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%0*" PRIx64, static_cast<int>(bytes * 2),
-                bits);
+  std::snprintf(buffer, sizeof(buffer), "%0*" PRIx64,
+                static_cast<int>(bytes * 2), bits);
   return buffer;
 }
 
@@ -154,8 +158,8 @@ std::string CompareWithReference(lrelu_dtype_t dtype, const void* v,
     if (!ElementMatches(dtype, sb, e, a)) {
       return "element " + std::to_string(i) + " of " + std::to_string(n) +
              ": v=" + Hex(LoadBits(dtype, v, i), size) + " s=" + Hex(sb, size) +
-             " expected " + Hex(e, size) + " got " + Hex(a, size) +
-             " (alpha " + std::to_string(alpha) + ")";
+             " expected " + Hex(e, size) + " got " + Hex(a, size) + " (alpha " +
+             std::to_string(alpha) + ")";
     }
   }
   return "";

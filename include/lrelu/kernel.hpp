@@ -143,6 +143,12 @@ LRELU_API Kernel load_kernel_from_dir(const std::string& dir);
 // the same format, e.g. ONNX's node tests converted).
 LRELU_API std::vector<TestCase> parse_test_cases(std::string_view test_json);
 
+// Parses a bench.json document (the package's own format; no header or
+// digest checks, so a hand-made file works). `where` names the document in
+// error messages.
+LRELU_API std::vector<BenchCase> parse_bench_cases(
+    std::string_view bench_json, const std::string& where = "bench cases");
+
 // ---------------------------------------------------------------------------
 // Conformance: run test cases through the library (or any function) and
 // compare bit for bit.

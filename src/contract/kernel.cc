@@ -191,4 +191,9 @@ std::vector<TestCase> parse_test_cases(std::string_view test_json) {
   return contract::ParseTestCases(test_json, "test cases");
 }
 
+std::vector<BenchCase> parse_bench_cases(std::string_view bench_json,
+                                         const std::string& where) {
+  return contract::ParseBenchCases(bench_json, where);
+}
+
 }  // namespace lrelu

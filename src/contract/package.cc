@@ -286,6 +286,22 @@ std::vector<TestCase> ParseTestCases(std::string_view text,
   return CasesFromJson(Parse(text, where), where);
 }
 
+std::vector<BenchCase> BenchCasesFromJson(const json& doc,
+                                          const std::string& where) {
+  return Guard(where, [&] {
+    std::vector<BenchCase> cases;
+    for (const json& b : doc.at("cases")) {
+      cases.push_back(ParseBenchCase(b, where));
+    }
+    return cases;
+  });
+}
+
+std::vector<BenchCase> ParseBenchCases(std::string_view text,
+                                       const std::string& where) {
+  return BenchCasesFromJson(Parse(text, where), where);
+}
+
 std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
                                                 const std::string& origin) {
   for (const char* name : kRequiredFiles) {
@@ -371,11 +387,9 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
   const json bench = Parse(files["bench.json"], where_bench);
   Guard(where_bench, [&] {
     CheckHeader(bench, "kernel", impl->id, impl->contract_version, where_bench);
-    for (const json& b : bench.at("cases")) {
-      impl->bench_cases.push_back(ParseBenchCase(b, where_bench));
-    }
     return 0;
   });
+  impl->bench_cases = BenchCasesFromJson(bench, where_bench);
 
   impl->manifest_sha256 = meta.sha256.at("manifest.json");
   impl->files = std::move(files);

@@ -28,6 +28,10 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
 std::vector<TestCase> ParseTestCases(std::string_view json,
                                      const std::string& where);
 
+// Parses a bench.json document; `where` names it in messages.
+std::vector<BenchCase> ParseBenchCases(std::string_view json,
+                                       const std::string& where);
+
 }  // namespace lrelu::contract
 
 #endif  // LRELU_SRC_CONTRACT_PACKAGE_H_

@@ -67,12 +67,15 @@ lrelu_status_t FindTarget(const char* name, const cpu::Target** target) {
     *target = &targets.front();
     return LRELU_STATUS_OK;
   }
-  std::string available;
   for (const auto& t : targets) {
     if (std::strcmp(t.name, name) == 0) {
       *target = &t;
       return LRELU_STATUS_OK;
     }
+  }
+  // The list is only for the message, so it is built only on failure.
+  std::string available;
+  for (const auto& t : targets) {
     available += available.empty() ? "" : ", ";
     available += t.name;
   }

@@ -1,55 +1,213 @@
+// lrelu's own pool. Not pthreadpool any more: Debian's pthreadpool
+// (0.0~git20210507) ignores a failed pthread_create and then waits forever
+// for the missing worker to check in, so a process or pid limit made every
+// multi-task call hang. Here a worker that cannot be created is simply not
+// there: the work runs on the workers that exist and the calling thread.
+//
+// Lifetime: workers start on the first multi-task call and are joined when
+// liblrelu is unloaded (dlclose) or at exit, so no thread of lrelu's ever
+// runs, or wakes up in, unmapped code. Calls after that (from other static
+// destructors) run on the calling thread. A forked child gets a fresh,
+// unstarted pool: the parent's workers do not exist there.
 #include "cpu/thread_pool.h"
 
-#include <pthreadpool.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define LRELU_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LRELU_TSAN 1
-#endif
-#endif
-
-#ifdef LRELU_TSAN
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-#endif
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <vector>
 
 namespace lrelu::cpu {
 namespace {
 
-#ifdef LRELU_TSAN
-// Debian's pthreadpool is not instrumented, so ThreadSanitizer cannot see
-// that it orders the caller's writes before the tasks and the tasks before
-// its return. Tell it, through one synchronisation object per call.
-struct Dispatch {
-  lrelu_task_fn task;
-  void* task_context;
+// Worker stacks: the kernels need a few KiB (strided tiles are 512
+// elements); glibc's default (RLIMIT_STACK, often 8 MiB each) would waste
+// address space a `ulimit -v` caller may not have.
+constexpr size_t kWorkerStackBytes = size_t{1} << 20;
+
+class Workers {
+ public:
+  explicit Workers(size_t wanted) : wanted_(wanted > 0 ? wanted - 1 : 0) {}
+
+  // Runs task(context, i) for i in [0, count) on the workers and the
+  // calling thread; one call at a time (later callers wait their turn).
+  void ParallelFor(lrelu_task_fn task, void* context, size_t count) {
+    std::lock_guard<std::mutex> call(call_mutex_);
+    if (!started_) Start();
+    const size_t helpers = count > 1 ? count - 1 : 0;
+    const size_t used = helpers < threads_.size() ? helpers : threads_.size();
+    if (used == 0) {
+      for (size_t i = 0; i < count; ++i) task(context, i);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = task;
+      context_ = context;
+      count_ = count;
+      next_.store(0, std::memory_order_relaxed);
+      participants_ = used;
+      busy_ = used;
+      ++job_;
+    }
+    wake_.notify_all();
+    RunTasks();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+  }
+
+  // Joins the workers; later calls run on the calling thread. Does nothing
+  // while a call is in flight: exit() from a signal handler that interrupted
+  // a call on this thread would otherwise deadlock (the process is ending,
+  // its threads go with it).
+  void Stop() {
+    std::unique_lock<std::mutex> call(call_mutex_, std::try_to_lock);
+    if (!call.owns_lock()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (pthread_t t : threads_) pthread_join(t, nullptr);
+    threads_.clear();
+    started_ = true;  // never start again
+  }
+
+  // Workers running (for tests and messages).
+  size_t Running() {
+    std::lock_guard<std::mutex> call(call_mutex_);
+    return threads_.size();
+  }
+
+ private:
+  // Creates up to wanted_ workers; stops at the first failure (a process,
+  // pid or memory limit) and keeps those that exist.
+  void Start() {
+    started_ = true;
+    if (wanted_ == 0) return;
+    threads_.reserve(wanted_);
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return;
+    pthread_attr_setstacksize(&attr, kWorkerStackBytes);
+    // Workers take no signals: a process-directed signal then always goes
+    // to a caller's thread, which can handle it.
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    for (size_t i = 0; i < wanted_; ++i) {
+      pthread_t thread;
+      auto* start = new (std::nothrow) StartInfo{this, i};
+      if (start == nullptr) break;
+      if (pthread_create(&thread, &attr, &Main, start) != 0) {
+        delete start;
+        break;
+      }
+      threads_.push_back(thread);
+    }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    pthread_attr_destroy(&attr);
+  }
+
+  struct StartInfo {
+    Workers* workers;
+    size_t index;
+  };
+
+  static void* Main(void* arg) {
+    const StartInfo info = *static_cast<StartInfo*>(arg);
+    delete static_cast<StartInfo*>(arg);
+    info.workers->Loop(info.index);
+    return nullptr;
+  }
+
+  void Loop(size_t index) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || job_ != seen; });
+        if (stop_) return;
+        seen = job_;
+        if (index >= participants_) continue;  // not needed for this job
+      }
+      RunTasks();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  // Takes tasks of the current job until none is left. task_, context_ and
+  // count_ were published under mutex_ before the wake-up.
+  void RunTasks() {
+    for (;;) {
+      const size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= count_) return;
+      task_(context_, i);
+    }
+  }
+
+  const size_t wanted_;  // workers besides the calling thread
+  std::mutex call_mutex_;
+  bool started_ = false;            // under call_mutex_
+  std::vector<pthread_t> threads_;  // under call_mutex_
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  uint64_t job_ = 0;         // under mutex_
+  bool stop_ = false;        // under mutex_
+  size_t participants_ = 0;  // workers wanted for the current job
+  size_t busy_ = 0;          // of those, not finished yet
+  lrelu_task_fn task_ = nullptr;
+  void* context_ = nullptr;
+  size_t count_ = 0;
+  std::atomic<size_t> next_{0};
 };
 
-void AnnotatedTask(void* context, size_t index) {
-  auto* d = static_cast<Dispatch*>(context);
-  __tsan_acquire(d);
-  d->task(d->task_context, index);
-  __tsan_release(d);
-}
-#endif
+// Never deleted: calls may come from other static destructors, after
+// StopAtUnload; they then run on the calling thread.
+std::atomic<Workers*> g_workers{nullptr};
 
-void ParallelFor(void* pool_context, lrelu_task_fn task, void* task_context,
+void ResetAfterFork() {
+  // The child has only the forking thread; the parent's pool (its mutexes
+  // perhaps held by threads that are not here) is left alone, unused.
+  g_workers.store(new (std::nothrow) Workers(HardwareThreads()),
+                  std::memory_order_release);
+}
+
+Workers* CurrentWorkers() {
+  static const bool created = [] {
+    g_workers.store(new (std::nothrow) Workers(HardwareThreads()),
+                    std::memory_order_release);
+    pthread_atfork(nullptr, nullptr, &ResetAfterFork);
+    return true;
+  }();
+  (void)created;
+  return g_workers.load(std::memory_order_acquire);
+}
+
+// Runs at exit and at dlclose of liblrelu (a static destructor of this
+// library): the workers must be gone before their code is unmapped.
+struct StopAtUnload {
+  ~StopAtUnload() {
+    if (Workers* w = g_workers.load(std::memory_order_acquire)) w->Stop();
+  }
+};
+StopAtUnload g_stop_at_unload;
+
+void ParallelFor(void*, lrelu_task_fn task, void* task_context,
                  size_t task_count) {
-  auto pool = static_cast<pthreadpool_t>(pool_context);
-  // pthreadpool serialises concurrent callers on one pool, which is correct,
-  // and its calling thread takes part in the work.
-#ifdef LRELU_TSAN
-  Dispatch dispatch{task, task_context};
-  __tsan_release(&dispatch);
-  pthreadpool_parallelize_1d(pool, &AnnotatedTask, &dispatch, task_count, 0);
-  __tsan_acquire(&dispatch);
-#else
-  pthreadpool_parallelize_1d(pool, task, task_context, task_count, 0);
-#endif
+  Workers* w = CurrentWorkers();
+  if (w == nullptr) {  // out of memory for the pool itself
+    for (size_t i = 0; i < task_count; ++i) task(task_context, i);
+    return;
+  }
+  w->ParallelFor(task, task_context, task_count);
 }
 
 }  // namespace
@@ -68,16 +226,14 @@ size_t HardwareThreads() {
 }
 
 const lrelu_thread_pool_t& OwnThreadPool() {
-  // Created once, never destroyed: worker threads must outlive every call,
-  // including calls from other static destructors.
-  static const lrelu_thread_pool_t pool = [] {
-    lrelu_thread_pool_t p;
-    p.parallel_for = &ParallelFor;
-    p.pool_context = pthreadpool_create(HardwareThreads());
-    p.concurrency = HardwareThreads();
-    return p;
-  }();
+  static const lrelu_thread_pool_t pool = {&ParallelFor, nullptr,
+                                           HardwareThreads()};
   return pool;
+}
+
+size_t OwnThreadPoolWorkers() {
+  Workers* w = CurrentWorkers();
+  return w == nullptr ? 0 : w->Running();
 }
 
 }  // namespace lrelu::cpu

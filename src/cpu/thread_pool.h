@@ -1,5 +1,6 @@
-// lrelu's own thread pool (pthreadpool, as XNNPACK uses), shared by all
-// calls that bring no pool of their own.
+// lrelu's own thread pool, shared by all calls that bring no pool of their
+// own. A worker that cannot be created (process, pid or memory limits) is
+// left out: calls then run on fewer threads, never wait for it.
 #ifndef LRELU_SRC_CPU_THREAD_POOL_H_
 #define LRELU_SRC_CPU_THREAD_POOL_H_
 
@@ -12,8 +13,13 @@ namespace lrelu::cpu {
 // Hardware threads this process may run on (its CPU affinity).
 size_t HardwareThreads();
 
-// A pool over the library's pthreadpool, created on first use.
+// The library's pool; its workers start on the first multi-task call and
+// are joined when liblrelu is unloaded or the process exits.
 const lrelu_thread_pool_t& OwnThreadPool();
+
+// Workers the own pool runs besides the calling thread (0 before its first
+// multi-task call, after a failed thread creation or after unloading).
+size_t OwnThreadPoolWorkers();
 
 }  // namespace lrelu::cpu
 

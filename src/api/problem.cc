@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api/error.h"
+#include "api/float32.h"
 
 namespace lrelu {
 namespace {
@@ -280,6 +281,7 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
   p->dtype = dtype;
   p->elem_size = lrelu_dtype_size(dtype);
   p->alpha = alpha;
+  p->alpha32 = RoundToFloat32(alpha);
   p->n = n;
   p->v = p->s = nullptr;
   p->out = nullptr;
@@ -368,7 +370,7 @@ lrelu_status_t BuildBackwardProblem(const lrelu_tensor_t* dy,
   if ((status = CheckTensor(dx, "dx", &cdx)) != LRELU_STATUS_OK) return status;
   if ((status = CheckSameKind(cdy, cdx)) != LRELU_STATUS_OK) return status;
   if ((status = CheckSameKind(cs, cdx)) != LRELU_STATUS_OK) return status;
-  if (source == LRELU_GRAD_FROM_Y && !(alpha > 0)) {
+  if (source == LRELU_GRAD_FROM_Y && !IsPositive(alpha)) {
     return Fail(LRELU_STATUS_INVALID_ALPHA,
                 "the gradient from y needs alpha > 0 (alpha is %g): with "
                 "alpha <= 0, y < 0 no longer tells where x < 0; pass x instead",

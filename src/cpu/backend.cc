@@ -2,12 +2,12 @@
 // SIMD target and the tiling, and runs the tasks on a thread pool.
 #include "api/backend.h"
 
-#include <cmath>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "api/error.h"
+#include "api/float32.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/strided.h"
@@ -125,7 +125,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   CpuState state{};
   state.variant = variant;
   state.args.alpha = p.alpha;
-  state.args.alpha32 = static_cast<float>(p.alpha);
+  state.args.alpha32 = p.alpha32;
   state.args.dtype = p.dtype;
   state.block = kLineBytes / p.elem_size;
   plan->variant = VariantName(variant);
@@ -153,9 +153,9 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
                       element_aligned && out_bytes >= kStreamBytes;
   const int dtype = cpu::DTypeIndex(p.dtype);
-  const double alpha_used =
-      p.dtype == LRELU_DTYPE_FLOAT64 ? p.alpha : state.args.alpha32;
-  const bool finite = std::isfinite(alpha_used) && alpha_used != 0.0;
+  const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
+                          ? IsFiniteNonZero(p.alpha)
+                          : IsFiniteNonZero(p.alpha32);
   const cpu::KernelTable& kernels = cpu::KernelsFor(target->bit);
   if (variant == Variant::kReference) {
     state.kernel = &ReferenceKernel;

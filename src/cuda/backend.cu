@@ -14,6 +14,7 @@
 
 #include "api/backend.h"
 #include "api/error.h"
+#include "api/float32.h"
 #include "cuda/kernels.cuh"
 #include "gpu_common/backends.h"
 
@@ -94,8 +95,9 @@ void LaunchKernel(const void* v, const void* s, void* out, long long n,
                   long long head, double alpha, int blocks,
                   cudaStream_t stream) {
   typedef typename T::Bits Bits;
-  // alpha is rounded to the compute type once, here (float: RNE).
-  const auto a = static_cast<typename T::Alpha>(alpha);
+  // alpha is rounded to the compute type once, here (float: RNE, whatever
+  // the caller's floating-point environment).
+  const auto a = lrelu::AlphaFor(alpha, typename T::Alpha{});
   const auto* vb = static_cast<const Bits*>(v);
   const auto* sb = static_cast<const Bits*>(s);
   auto* ob = static_cast<Bits*>(out);

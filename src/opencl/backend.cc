@@ -143,7 +143,7 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
   if (err != CL_SUCCESS) return ClFail(state.kernel, err);
 
   const cl_ulong zero = 0;
-  const float alpha32 = static_cast<float>(p.alpha);  // rounded once (RNE)
+  const float alpha32 = p.alpha32;  // rounded once (RNE, any FP environment)
   const double alpha64 = p.alpha;
   err = clSetKernelArg(o.kernel, 0, sizeof(cl_mem), &o.v);
   err |= clSetKernelArg(o.kernel, 1, sizeof(zero), &zero);

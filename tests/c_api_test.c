@@ -59,6 +59,29 @@ int main(void) {
   CHECK(strstr(lrelu_last_error(), "float16") != NULL);
   CHECK(untouched[0] == 7.0f);
 
+  /* The header's promises (issue 10). The message of the last FAILED call
+   * survives a successful one. */
+  CHECK(lrelu_leaky_relu(&tx, 0.1, &ty, NULL) == LRELU_STATUS_OK);
+  CHECK(strstr(lrelu_last_error(), "float16") != NULL);
+  /* struct_size is bounded: a garbled size is refused, not read. */
+  lrelu_options_init(&options);
+  options.struct_size = 0xffffffffu;
+  CHECK(lrelu_leaky_relu(&tx, 0.1, &ty, &options) ==
+        LRELU_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(lrelu_last_error(), "LRELU_OPTIONS_MAX_STRUCT_SIZE") != NULL);
+  /* The CPU backend has device 0 only. */
+  lrelu_options_init(&options);
+  options.device = 7;
+  CHECK(lrelu_leaky_relu(&tx, 0.1, &ty, &options) ==
+        LRELU_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(lrelu_last_error(), "cpu backend") != NULL);
+  /* Queries on an invalid executor: NULL / 0, and the message says why. */
+  CHECK(lrelu_executor_variant(NULL) == NULL);
+  CHECK(lrelu_executor_cpu_target(NULL) == NULL);
+  CHECK(lrelu_executor_tasks(NULL) == 0);
+  CHECK(strstr(lrelu_last_error(), "executor is NULL") != NULL);
+  CHECK(untouched[0] == 7.0f);
+
   printf("c_api_test: %s\n", failures == 0 ? "ok" : "FAILED");
   return failures == 0 ? 0 : 1;
 }

@@ -25,7 +25,10 @@
  *
  * Errors: every function returns an lrelu_status_t; on failure
  * lrelu_last_error() gives a one-line message for the calling thread that
- * names the problem. Nothing is written to any output on failure.
+ * names the problem. Nothing is written to any output on failure. Like
+ * errno, the message stays until the thread's next FAILED call: successful
+ * calls neither clear nor change it, so cleanup calls between a failure and
+ * reading the message do not lose it. Check the status, not the message.
  *
  * Thread safety: every function may be called from many threads at once.
  */
@@ -152,10 +155,20 @@ typedef struct lrelu_thread_pool {
   size_t concurrency;
 } lrelu_thread_pool_t;
 
+/** Largest options.struct_size accepted (bytes). Larger values are refused
+ * with LRELU_STATUS_INVALID_ARGUMENT before anything past the fields this
+ * library knows is read. */
+#define LRELU_OPTIONS_MAX_STRUCT_SIZE 1024
+
 /** Per-call options. Always start from lrelu_options_init(), then set fields;
  * new fields are only ever appended, and struct_size tells which exist. */
 typedef struct lrelu_options {
-  /** sizeof(lrelu_options_t) as compiled by the caller; set by init. */
+  /** sizeof(lrelu_options_t) as compiled by the caller; set by init. The
+   * library reads exactly struct_size bytes from the struct: the fields
+   * that fit (a size ending inside a field, or below the end of `threads`,
+   * is LRELU_STATUS_INVALID_ARGUMENT), and, for a size larger than this
+   * header's struct (a newer header), bytes that must all be zero (unknown
+   * fields left at their defaults). At most LRELU_OPTIONS_MAX_STRUCT_SIZE. */
   uint32_t struct_size;
   /** Number of tasks the work may be split into: 0 = all hardware threads
    * (or the thread pool's concurrency). Small calls stay on the calling
@@ -174,7 +187,8 @@ typedef struct lrelu_options {
   /** Device backends: the queue to run on. CUDA: a cudaStream_t, NULL = the
    * default stream. OpenCL: must be NULL (it uses its own queue). */
   void* stream;
-  /** Device backends: device index in [0, lrelu_device_count(backend)). */
+  /** Device index in [0, lrelu_device_count(backend)); the CPU backend has
+   * one device, 0 (any other index is LRELU_STATUS_INVALID_ARGUMENT). */
   int32_t device;
 } lrelu_options_t;
 
@@ -242,26 +256,40 @@ LRELU_API lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
                                        lrelu_executor_t* executor,
                                        const lrelu_thread_pool_t* thread_pool);
 
+/* Invalid executors, for every function below and lrelu_execute: NULL, one
+ * already destroyed, or a pointer that lrelu_*_get_workspace_size did not
+ * return. lrelu keeps a table of live executors and never reads through a
+ * handle that is not in it, so such a handle is detected and refused: the
+ * queries return NULL (or 0) and lrelu_execute LRELU_STATUS_INVALID_EXECUTOR,
+ * and lrelu_last_error() says why; lrelu_executor_destroy ignores it. The one
+ * case lrelu cannot see: after destroy, a new executor may be given the same
+ * address, and the old handle then names the new plan. */
+
 /** The variant that serves this plan: "reference", "contiguous", "strided"
- * or "empty" (no elements). NULL for an invalid executor. */
+ * or "empty" (no elements); for OpenCL/CUDA "vec4" or "scalar". NULL for an
+ * invalid executor. */
 LRELU_API const char* lrelu_executor_variant(const lrelu_executor_t* executor);
 
-/** The SIMD target the plan's kernels were compiled for (e.g. "AVX3"). */
+/** The SIMD target the plan's kernels were compiled for (e.g. "AVX3"); for
+ * a device backend, the device. NULL for an invalid executor. */
 LRELU_API const char* lrelu_executor_cpu_target(
     const lrelu_executor_t* executor);
 
-/** How many tasks the plan splits the work into (1 = calling thread only). */
+/** How many tasks the plan splits the work into (1 = calling thread only);
+ * 0 for an invalid executor. */
 LRELU_API size_t lrelu_executor_tasks(const lrelu_executor_t* executor);
 
-/** Frees a plan. NULL is ignored; a destroyed executor is detected (and
- * rejected) by later calls as long as its memory was not reused. */
+/** Frees a plan. NULL and invalid executors are ignored (never freed
+ * twice). */
 LRELU_API void lrelu_executor_destroy(lrelu_executor_t* executor);
 
 /* ------------------------------------------------------------------------ */
 /* Errors and information                                                   */
 /* ------------------------------------------------------------------------ */
 
-/** The message of the calling thread's last failed call ("" if none). */
+/** The message of the calling thread's last failed call ("" if none yet);
+ * successful calls leave it as it was. Valid until that thread's next
+ * failed call. */
 LRELU_API const char* lrelu_last_error(void);
 
 /** A fixed name for a status, e.g. "LRELU_STATUS_OVERLAP". */

@@ -11,7 +11,9 @@ namespace lrelu {
 lrelu_status_t Fail(lrelu_status_t status, const char* format, ...)
     __attribute__((format(printf, 2, 3)));
 
-// Clears the calling thread's message (at the start of every C entry point).
+// Clears the calling thread's message. Entry points do not: the message is
+// that of the thread's last FAILED call (lrelu.h); tests that want to see
+// whether one call set a message clear it first.
 void ClearError();
 
 const char* LastError();

@@ -50,6 +50,14 @@ ExecutorRegistry& Registry() {
   return *registry;
 }
 
+// Whether executor is live; if not, the calling thread's message says why.
+bool LiveExecutor(const lrelu_executor* executor) {
+  if (executor != nullptr && Registry().Contains(executor)) return true;
+  Fail(LRELU_STATUS_INVALID_EXECUTOR,
+       "executor is NULL, destroyed or not from lrelu_*_get_workspace_size");
+  return false;
+}
+
 // The backend options.backend names; nullptr when it is not built in.
 const Backend* SelectBackend(const lrelu_options_t& options) {
   switch (options.backend) {
@@ -88,6 +96,15 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
       {offsetof(lrelu_options_t, stream), sizeof(void*)},
       {offsetof(lrelu_options_t, device), sizeof(int32_t)}};
   const size_t size = given->struct_size;
+  // Bounded before anything past the known fields is read: a garbled size
+  // (0xffffffff) must not make the library read gigabytes past the struct.
+  if (size > LRELU_OPTIONS_MAX_STRUCT_SIZE) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "options.struct_size is %zu, more than "
+                "LRELU_OPTIONS_MAX_STRUCT_SIZE (%d): initialise options with "
+                "lrelu_options_init()",
+                size, LRELU_OPTIONS_MAX_STRUCT_SIZE);
+  }
   bool boundary = size >= kFields[0].offset + kFields[0].size;
   for (const Field& f : kFields) {
     if (size > f.offset && size < f.offset + f.size) boundary = false;
@@ -121,6 +138,13 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
   }
   if (options->device < 0) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT, "options.device is %d",
+                static_cast<int>(options->device));
+  }
+  // The CPU is one device (lrelu_device_count says 1); any other index is
+  // refused as the device backends refuse theirs.
+  if (options->backend == LRELU_BACKEND_CPU && options->device != 0) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "options.device is %d but the cpu backend has 1 device (0)",
                 static_cast<int>(options->device));
   }
   const lrelu_thread_pool_t* pool = options->thread_pool;
@@ -206,7 +230,6 @@ lrelu_status_t lrelu_leaky_relu_get_workspace_size(
     const lrelu_tensor_t* x, double alpha, const lrelu_tensor_t* y,
     const lrelu_options_t* options, size_t* workspace_size,
     lrelu_executor_t** executor) {
-  lrelu::ClearError();
   lrelu_status_t status = lrelu::CheckOutputs(workspace_size, executor);
   if (status != LRELU_STATUS_OK) return status;
   Plan plan;
@@ -219,7 +242,6 @@ lrelu_status_t lrelu_leaky_relu_get_workspace_size(
 lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
                                 const lrelu_tensor_t* y,
                                 const lrelu_options_t* options) {
-  lrelu::ClearError();
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
@@ -237,7 +259,6 @@ lrelu_status_t lrelu_leaky_relu_backward_get_workspace_size(
     lrelu_grad_source_t source, const lrelu_tensor_t* dx,
     const lrelu_options_t* options, size_t* workspace_size,
     lrelu_executor_t** executor) {
-  lrelu::ClearError();
   lrelu_status_t status = lrelu::CheckOutputs(workspace_size, executor);
   if (status != LRELU_STATUS_OK) return status;
   Plan plan;
@@ -252,7 +273,6 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
                                          lrelu_grad_source_t source,
                                          const lrelu_tensor_t* dx,
                                          const lrelu_options_t* options) {
-  lrelu::ClearError();
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
@@ -268,29 +288,22 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
 lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
                              lrelu_executor_t* executor,
                              const lrelu_thread_pool_t* thread_pool) {
-  lrelu::ClearError();
-  if (executor == nullptr || !lrelu::Registry().Contains(executor)) {
-    return lrelu::Fail(LRELU_STATUS_INVALID_EXECUTOR,
-                       "executor is NULL, destroyed or not from "
-                       "lrelu_*_get_workspace_size");
-  }
+  if (!lrelu::LiveExecutor(executor)) return LRELU_STATUS_INVALID_EXECUTOR;
   return lrelu::Execute(executor->plan, workspace, workspace_size, thread_pool);
 }
 
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
-  if (executor == nullptr || !lrelu::Registry().Contains(executor))
-    return nullptr;
+  if (!lrelu::LiveExecutor(executor)) return nullptr;
   return executor->plan.variant;
 }
 
 const char* lrelu_executor_cpu_target(const lrelu_executor_t* executor) {
-  if (executor == nullptr || !lrelu::Registry().Contains(executor))
-    return nullptr;
+  if (!lrelu::LiveExecutor(executor)) return nullptr;
   return executor->plan.target;
 }
 
 size_t lrelu_executor_tasks(const lrelu_executor_t* executor) {
-  if (executor == nullptr || !lrelu::Registry().Contains(executor)) return 0;
+  if (!lrelu::LiveExecutor(executor)) return 0;
   return executor->plan.tasks;
 }
 

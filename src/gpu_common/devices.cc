@@ -92,7 +92,6 @@ lrelu_status_t lrelu_kernel_source(const char* target, lrelu_dtype_t dtype,
                                    const char* variant, uint32_t workgroup_size,
                                    char* buffer, size_t buffer_size,
                                    size_t* length) {
-  lrelu::ClearError();
   if (length == nullptr) {
     return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
                        "length must not be NULL");

@@ -252,9 +252,13 @@ ApiCase DecodeApiCase(ByteReader& in) {
     // Mostly the full size; else an older caller's size or any size up to
     // the struct's (one ending inside a field must be refused).
     const uint32_t full = static_cast<uint32_t>(sizeof(lrelu_options_t));
-    const uint32_t sizes[] = {16, 24, 32, 40, 44, 48, 56, 60, 0, 8, 15};
+    // Larger: a newer header's (zero tail), the documented maximum, past
+    // it, and garbage (must be refused without reading that far).
+    const uint32_t sizes[] = {16, 24, 32, 40, 44, 48, 56, 60, 0, 8, 15,
+                              full + 8, LRELU_OPTIONS_MAX_STRUCT_SIZE,
+                              LRELU_OPTIONS_MAX_STRUCT_SIZE + 1, 0xffffffffu};
     const uint32_t pick = in.Below(8);
-    c.struct_size = pick == 0   ? sizes[in.Below(11)]
+    c.struct_size = pick == 0   ? sizes[in.Below(15)]
                     : pick == 1 ? in.U8() % (full + 1)
                                 : full;
     const uint8_t t = in.U8();

@@ -7,6 +7,7 @@
 //     (any NaN where the product makes one) and no other byte changed;
 //   refused: a status the model allows, a one-line message, and no byte of
 //     the arena changed.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -280,7 +281,7 @@ int Run(const uint8_t* data, size_t size) {
     args.push_back(s.null_tensor ? nullptr : &t);
   }
   const Verdict v = Predict(c, args, arena.data(), arena.size());
-  if (!v.callable) {
+  if (!v.callable && !v.plan_only) {
     stats.skipped++;
     return 0;
   }
@@ -298,7 +299,38 @@ int Run(const uint8_t* data, size_t size) {
   options.backend = static_cast<lrelu_backend_t>(c.backend);
   options.device = c.device;
   options.struct_size = c.struct_size;
-  const lrelu_options_t* opts = c.null_options ? nullptr : &options;
+  // The options at the front of a zeroed buffer as large as struct_size
+  // says (up to a bit past the documented maximum, beyond which the library
+  // must not read): a newer caller's struct with unknown fields zero.
+  std::vector<unsigned char> options_buffer(
+      std::max<size_t>(sizeof(options),
+                       std::min<size_t>(c.struct_size,
+                                        LRELU_OPTIONS_MAX_STRUCT_SIZE + 16)));
+  std::memcpy(options_buffer.data(), &options, sizeof(options));
+  const auto* opts = c.null_options ? nullptr
+                                    : reinterpret_cast<const lrelu_options_t*>(
+                                          options_buffer.data());
+  if (v.plan_only) {
+    // Outside the arena: only the planning call, which must refuse.
+    size_t workspace = 0;
+    size_t* ws = c.two_stage && c.null_workspace_size ? nullptr : &workspace;
+    lrelu_executor_t* e = nullptr;
+    const auto source = static_cast<lrelu_grad_source_t>(c.source);
+    const int status =
+        c.backward
+            ? lrelu_leaky_relu_backward_get_workspace_size(
+                  args[0], args[1], c.alpha, source, args[2], opts, ws, &e)
+            : lrelu_leaky_relu_get_workspace_size(args[0], c.alpha, args[1],
+                                                  opts, ws, &e);
+    if (status == LRELU_STATUS_OK) {
+      lrelu_executor_destroy(e);
+      Fail("planned, but the model requires a refusal (status " +
+           std::to_string(*v.required.begin()) + ")");
+    }
+    CheckRefusal(status, v, arena, arena);
+    stats.refused++;
+    return 0;
+  }
 
   const std::vector<unsigned char> before = arena;
   const auto source = static_cast<lrelu_grad_source_t>(c.source);

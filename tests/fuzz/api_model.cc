@@ -194,6 +194,36 @@ bool PassesStrideChain(const Facts& f) {
   return true;
 }
 
+// One dense run, decided from shape and strides alone (no enumeration, so
+// it holds for any element count): the dimensions of size > 1, sorted by
+// |stride|, step 1, then the product of the inner extents, each in turn.
+// Such offsets are n distinct values spanning n - 1: every element of
+// [min, max] exactly once, whatever the signs.
+bool DenseRun(const Facts& f) {
+  std::vector<std::pair<Int, Int>> dims;  // |stride|, extent
+  for (size_t k = 0; k < f.shape.size(); ++k) {
+    if (f.shape[k] > 1) {
+      const Int s = f.strides[k];
+      dims.push_back({s < 0 ? -s : s, f.shape[k]});
+    }
+  }
+  std::sort(dims.begin(), dims.end());
+  Int step = 1;
+  for (const auto& [stride, extent] : dims) {
+    if (stride != step) return false;
+    step *= extent;
+  }
+  return true;
+}
+
+// Element i of `a` is at the same offset as element i of `b`, for all i.
+bool InStep(const Facts& a, const Facts& b) {
+  for (size_t k = 0; k < a.shape.size(); ++k) {
+    if (a.shape[k] > 1 && a.strides[k] != b.strides[k]) return false;
+  }
+  return true;
+}
+
 bool InArena(const Facts& f, const unsigned char* arena, size_t bytes) {
   if (f.n == 0) return true;  // nothing is read or written
   const Int begin = static_cast<Int>(reinterpret_cast<uintptr_t>(arena));
@@ -212,7 +242,8 @@ bool IsRunnableTarget(const std::string& name) {
 void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
                   Verdict* v) {
   if (c.null_options) return;
-  if (c.struct_size < offsetof(lrelu_options_t, threads) + sizeof(size_t)) {
+  if (c.struct_size < offsetof(lrelu_options_t, threads) + sizeof(size_t) ||
+      c.struct_size > LRELU_OPTIONS_MAX_STRUCT_SIZE) {
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
     return;
   }
@@ -249,6 +280,11 @@ void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
   }
   if (has_device && c.device < 0)
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
+  // The CPU backend has one device, 0.
+  if (has_device && c.device != 0 &&
+      (!has_backend || c.backend == LRELU_BACKEND_CPU)) {
+    v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
+  }
   if (has_pool &&
       (c.pool == PoolKind::kNoFunction || c.pool == PoolKind::kNoConcurrency)) {
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
@@ -321,11 +357,10 @@ Verdict Predict(const ApiCase& c,
       if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
         v.required.insert(LRELU_STATUS_OVERLAP);
       }
-      dense = sorted.back() - sorted.front() == n - 1;
-    } else {
-      undecided = true;
-      dense = false;
+    } else if (!PassesStrideChain(fo)) {
+      undecided = true;  // may or may not write an element twice
     }
+    dense = DenseRun(fo);
     // Each input shares no byte with the output, or is the same view.
     for (size_t i = 0; i < out; ++i) {
       const Facts& fi = facts[i];
@@ -344,16 +379,20 @@ Verdict Predict(const ApiCase& c,
       }
     }
     // Dense: one run in the output, every input in step with it.
-    for (size_t i = 0; i < out && dense; ++i) {
-      dense = v.elements[i].known && v.elements[i].offsets == eo.offsets;
-    }
+    for (size_t i = 0; i < out && dense; ++i) dense = InStep(facts[i], fo);
   }
   CheckOptions(c, all_ok, dense, n, &v);
   v.dense = dense;
   v.n = n;
   v.elem = all_ok ? facts[out].elem : 0;
-  // An accepted call must stay inside the arena (and be decided).
-  v.callable = !v.required.empty() || (in_arena && !undecided);
+  // A call that may be accepted runs only inside the arena (and decided).
+  // One the model refuses but that reaches outside the arena is only
+  // planned, never executed: planning reads no tensor data, so a library
+  // that wrongly accepts it is reported, not run over foreign memory.
+  bool enumerated = true;  // CheckResult walks every element
+  for (const Elements& e : v.elements) enumerated = enumerated && e.known;
+  v.callable = in_arena && !undecided && enumerated;
+  v.plan_only = !v.callable && !v.required.empty();
   return v;
 }
 

@@ -29,6 +29,9 @@ struct Verdict {
   // false when an accepted call would reach memory outside the arena: the
   // fuzzer then does not make the call (that would be the caller's bug).
   bool callable = true;
+  // Not callable, but the model requires a refusal: the fuzzer makes only
+  // the planning call (which reads no tensor data) and checks it refuses.
+  bool plan_only = false;
   bool dense = false;  // accepted: every operand one dense run, same order
   int64_t n = 0;       // accepted: element count
   size_t elem = 0;     // accepted: bytes per element

@@ -1,13 +1,16 @@
 // A call on lrelu's own pool returns, with the oracle's bits, when worker
 // threads cannot be created: under RLIMIT_NPROC (the test drops root first,
 // since root ignores that limit), under RLIMIT_AS (`ulimit -v`) with a
-// multi-MiB input, and in a forked child of a process whose pool had
+// multi-MiB input, in a pids cgroup limited to 1, and in a forked child of a process whose pool had
 // started. Each case runs in a child process with an alarm: a hang is
 // killed and reported, not waited for. Before lrelu had its own pool,
 // Debian's pthreadpool waited forever for a worker that was never created.
+// The pids cgroup case runs where the test may create one (root, a writable
+// v1 or v2 pids hierarchy) and is skipped elsewhere.
 #include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -131,6 +134,49 @@ int UnderProcessLimit() {
   return status;
 }
 
+// A pids cgroup (v1 at /sys/fs/cgroup/pids, or v2 with the pids controller
+// at /sys/fs/cgroup) whose limit is the one process already in it: how
+// containers limit processes. Needs root; the parent removes the group.
+std::string g_pids_group;
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+std::string PidsHierarchy() {
+  if (access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) == 0) {
+    return "/sys/fs/cgroup/pids";
+  }
+  std::ifstream controllers("/sys/fs/cgroup/cgroup.controllers");
+  std::string word;
+  while (controllers >> word) {
+    if (word == "pids" && access("/sys/fs/cgroup/cgroup.procs", W_OK) == 0) {
+      return "/sys/fs/cgroup";
+    }
+  }
+  return "";
+}
+
+int UnderPidsCgroup() {
+  const int status = CallsMatchTheOracle(size_t{1} << 22, [] {
+    const std::string& dir = g_pids_group;
+    if (dir.empty() || !WriteFile(dir + "/pids.max", "1") ||
+        !WriteFile(dir + "/cgroup.procs", std::to_string(getpid()))) {
+      std::printf("  skipped: no writable pids cgroup\n");
+      return kSkip;
+    }
+    return 0;
+  });
+  if (status == 0 && lrelu::cpu::OwnThreadPoolWorkers() != 0) {
+    std::fprintf(stderr, "a worker was created despite pids.max\n");
+    return 1;
+  }
+  return status;
+}
+
 // Address space of the process now, from /proc/self/status (VmSize, KiB).
 size_t AddressSpaceBytes() {
   std::ifstream status("/proc/self/status");
@@ -176,8 +222,9 @@ int InChild(const char* name, int (*body)()) {
   }
   if (pid == 0) {
     alarm(kHangSeconds);
+    const int code = body();
     std::fflush(stdout);
-    _exit(body());
+    _exit(code);
   }
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return 1;
@@ -207,11 +254,20 @@ int main() {
     if (code == kSkip) ++skipped;
     if (code != 0 && code != kSkip) ++failures;
   }
+  const std::string hierarchy = PidsHierarchy();
+  if (!hierarchy.empty()) {
+    g_pids_group = hierarchy + "/lrelu-thread-limits-" + std::to_string(getpid());
+    if (mkdir(g_pids_group.c_str(), 0755) != 0) g_pids_group.clear();
+  }
+  const int code = InChild("pids cgroup", &UnderPidsCgroup);
+  if (code == kSkip) ++skipped;
+  if (code != 0 && code != kSkip) ++failures;
+  if (!g_pids_group.empty()) rmdir(g_pids_group.c_str());
   // Start the parent's pool, then fork.
   if (CallsMatchTheOracle(size_t{1} << 22) != 0) ++failures;
   if (InChild("fork after the pool started", &AfterFork) != 0) ++failures;
   std::printf("thread_limits_test: %s (%d skipped)\n",
               failures == 0 ? "ok" : "FAILED", skipped);
   if (failures != 0) return 1;
-  return skipped == 2 ? kSkip : 0;
+  return skipped == 3 ? kSkip : 0;
 }

@@ -25,6 +25,7 @@
 #include "cpu/thread_pool.h"
 #include "lrelu/lrelu.h"
 #include "reference/reference.h"
+#include "support/sanitizers.h"
 #include "support/test_data.h"
 
 namespace {
@@ -32,17 +33,7 @@ namespace {
 constexpr int kSkip = 77;  // ctest SKIP_RETURN_CODE
 constexpr unsigned kHangSeconds = 120;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using lrelu::testing::kSanitized;
 
 // A forward and a gradient call of float32 data big enough for several
 // tasks. Everything is allocated, and the oracle's answers computed, before

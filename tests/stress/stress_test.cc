@@ -2,10 +2,9 @@
 // forward and gradient calls of different sizes (multi-task ones of 1 Mi
 // elements and more included), dtypes, alphas, thread counts, variants,
 // layouts and pools, every result checked bit for bit against the oracle.
-// Runs under ThreadSanitizer too (scripts/run-sanitizers.sh tsan). The
-// caller-supplied std::thread pools are the path TSan sees completely; on
-// lrelu's own pool (pthreadpool, uninstrumented) TSan reports false races
-// until src/cpu/thread_pool.cc annotates its hand-over.
+// Runs under ThreadSanitizer too (scripts/run-sanitizers.sh tsan). lrelu's
+// own pool (src/cpu/thread_pool.cc) synchronises with std::mutex and
+// condition variables, which TSan sees, as it sees the std::thread pools.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -17,22 +16,13 @@
 
 #include "lrelu/lrelu.hpp"
 #include "std_thread_pool.h"
+#include "support/sanitizers.h"
 #include "support/test_data.h"
 
 namespace lrelu::stress {
 namespace {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing::kSanitized;
 
 // Sanitizers slow every access 5-15x: fewer rounds there, same variety.
 constexpr int kCallers = 6;

@@ -16,8 +16,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <thread>
 #include <cstdint>
 #include <mutex>
 #include <new>
@@ -31,35 +37,74 @@ namespace {
 // address space a `ulimit -v` caller may not have.
 constexpr size_t kWorkerStackBytes = size_t{1} << 20;
 
+inline void Relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// How long a worker spins for the next job before sleeping, and the caller
+// for the last tasks: back-to-back calls then need no wake-up, which costs
+// more than a task of kMinTaskBytes (pthreadpool spins for the same
+// reason, 10^6 iterations).
+constexpr auto kSpinTime = std::chrono::microseconds(2000);
+
+// Spins until done() or kSpinTime has passed; returns done().
+template <class Done>
+bool SpinUntil(Done done) {
+  const auto end = std::chrono::steady_clock::now() + kSpinTime;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      Relax();
+    }
+    if (std::chrono::steady_clock::now() >= end) return done();
+  }
+}
+
 class Workers {
  public:
   explicit Workers(size_t wanted) : wanted_(wanted > 0 ? wanted - 1 : 0) {}
 
   // Runs task(context, i) for i in [0, count) on the workers and the
   // calling thread; one call at a time (later callers wait their turn).
+  // Tasks are claimed one by one, so the call never waits for a worker that
+  // has not started one: a worker that does not get a CPU in time finds
+  // the job done and goes back to sleep.
   void ParallelFor(lrelu_task_fn task, void* context, size_t count) {
     std::lock_guard<std::mutex> call(call_mutex_);
     if (!started_) Start();
     const size_t helpers = count > 1 ? count - 1 : 0;
     const size_t used = helpers < threads_.size() ? helpers : threads_.size();
-    if (used == 0) {
+    if (used == 0 || count > kIndexMask) {
       for (size_t i = 0; i < count; ++i) task(context, i);
       return;
     }
+    uint64_t job;
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      job = (job_.load(std::memory_order_relaxed) + 1) & kJobMask;
       task_ = task;
       context_ = context;
-      count_ = count;
-      next_.store(0, std::memory_order_relaxed);
+      count_.store(count, std::memory_order_relaxed);
+      finished_.store(0, std::memory_order_relaxed);
       participants_ = used;
-      busy_ = used;
-      ++job_;
+      claim_.store(job << kIndexBits, std::memory_order_release);
+      job_.store(job, std::memory_order_release);
     }
     wake_.notify_all();
-    RunTasks();
+    RunTasks(job);
+    if (SpinUntil([&] {
+          return finished_.load(std::memory_order_acquire) == count;
+        })) {
+      return;
+    }
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
+    done_.wait(lock, [&] {
+      return finished_.load(std::memory_order_acquire) == count;
+    });
   }
 
   // Joins the workers; later calls run on the calling thread. Does nothing
@@ -71,7 +116,7 @@ class Workers {
     if (!call.owns_lock()) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
@@ -86,6 +131,13 @@ class Workers {
   }
 
  private:
+  // claim_ holds the job number (upper bits) and the next task index: a
+  // worker claims index i of job j only while the word still says j, so a
+  // late worker can never take a task of a job that has moved on.
+  static constexpr int kIndexBits = 32;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+  static constexpr uint64_t kJobMask = (uint64_t{1} << (64 - kIndexBits)) - 1;
+
   // Creates up to wanted_ workers; stops at the first failure (a process,
   // pid or memory limit) and keeps those that exist.
   void Start() {
@@ -129,26 +181,50 @@ class Workers {
   void Loop(size_t index) {
     uint64_t seen = 0;
     for (;;) {
+      // Spin a little for the next job, then sleep until it comes.
+      SpinUntil([&] {
+        return job_.load(std::memory_order_acquire) != seen ||
+               stop_.load(std::memory_order_relaxed);
+      });
+      uint64_t job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || job_ != seen; });
-        if (stop_) return;
-        seen = job_;
+        wake_.wait(lock, [&] {
+          return stop_.load(std::memory_order_relaxed) ||
+                 job_.load(std::memory_order_relaxed) != seen;
+        });
+        if (stop_.load(std::memory_order_relaxed)) return;
+        seen = job = job_.load(std::memory_order_relaxed);
         if (index >= participants_) continue;  // not needed for this job
       }
-      RunTasks();
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      RunTasks(job);
     }
   }
 
-  // Takes tasks of the current job until none is left. task_, context_ and
-  // count_ were published under mutex_ before the wake-up.
-  void RunTasks() {
+  // Claims and runs tasks of `job` until none is left.
+  void RunTasks(uint64_t job) {
     for (;;) {
-      const size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-      if (i >= count_) return;
+      uint64_t word = claim_.load(std::memory_order_acquire);
+      size_t i;
+      for (;;) {
+        i = static_cast<size_t>(word & kIndexMask);
+        if ((word >> kIndexBits) != job ||
+            i >= count_.load(std::memory_order_relaxed)) {
+          return;
+        }
+        if (claim_.compare_exchange_weak(word, word + 1,
+                                         std::memory_order_acq_rel)) {
+          break;
+        }
+      }
+      // Task i of this job is claimed and not finished, so the caller is
+      // still waiting and task_, context_ and count_ are this job's.
+      const size_t count = count_.load(std::memory_order_relaxed);
       task_(context_, i);
+      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -159,14 +235,14 @@ class Workers {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  uint64_t job_ = 0;         // under mutex_
-  bool stop_ = false;        // under mutex_
-  size_t participants_ = 0;  // workers wanted for the current job
-  size_t busy_ = 0;          // of those, not finished yet
+  std::atomic<uint64_t> job_{0};  // written under mutex_
+  std::atomic<bool> stop_{false};
+  size_t participants_ = 0;  // under mutex_: workers woken for the job
   lrelu_task_fn task_ = nullptr;
   void* context_ = nullptr;
-  size_t count_ = 0;
-  std::atomic<size_t> next_{0};
+  std::atomic<size_t> count_{0};
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<size_t> finished_{0};
 };
 
 // Never deleted: calls may come from other static destructors, after

@@ -18,6 +18,20 @@ inline constexpr bool kSanitized = false;
 inline constexpr bool kSanitized = false;
 #endif
 
+// ThreadSanitizer alone: it cannot start threads in a forked child of a
+// multi-threaded process ("not supported. Dying").
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
 }  // namespace lrelu::testing
 
 #endif  // LRELU_TESTS_SUPPORT_SANITIZERS_H_

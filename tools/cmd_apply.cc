@@ -205,6 +205,11 @@ void RegisterApplyCommand(CLI::App& app) {
       ->add_option("--cpu-target", args->cpu_target,
                    "Advanced: force a SIMD target (see lrelu info)")
       ->type_name("NAME");
+  command->footer(
+      "IN and OUT are regular files: pipes, devices and /proc files are "
+      "refused, and '-' is a file named '-', not stdin or stdout. A file "
+      "name that starts with '-' goes after '--', which ends the options: "
+      "lrelu apply -o OUT.npy -- -x.npy");
   command->callback([args] { RunApply(*args); });
 }
 

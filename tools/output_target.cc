@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 #include "errors.h"
 #include "file_kind.h"
@@ -27,17 +28,6 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Opens `folder` relative to `at` (AT_FDCWD or a folder descriptor).
-UniqueFd OpenFolder(int at, const std::string& folder,
-                    const std::string& shown) {
-  UniqueFd fd(openat(at, folder.c_str(),
-                     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
-  if (!fd.valid()) {
-    throw CliError("the output folder " + Quote(shown) +
-                   " is not usable: " + ErrnoText(errno));
-  }
-  return fd;
-}
 
 std::string ReadLink(int folder, const std::string& name,
                      const std::string& shown) {
@@ -78,7 +68,12 @@ OutputTarget ResolveOutput(const std::string& user_path) {
 
   std::string folder = Dirname(user_path);
   std::string name = Basename(user_path);
-  target.folder = OpenFolder(AT_FDCWD, folder, folder);
+  target.folder.Reset(
+      open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!target.folder.valid()) {
+    throw CliError("the output folder " + Quote(folder) +
+                   " is not usable: " + ErrnoText(errno));
+  }
   target.folder_shown = folder;
   for (int links = 0;; ++links) {
     if (name.empty() || name == "." || name == "..") {
@@ -111,9 +106,14 @@ OutputTarget ResolveOutput(const std::string& user_path) {
     if (link.find('/') != std::string::npos) {
       const bool absolute = link[0] == '/';
       const std::string next = Dirname(link);
-      target.folder = OpenFolder(absolute ? AT_FDCWD : target.folder.get(),
-                                 next, absolute ? next : target.folder_shown +
-                                                             "/" + next);
+      UniqueFd next_fd(openat(absolute ? AT_FDCWD : target.folder.get(),
+                              next.c_str(),
+                              O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!next_fd.valid()) {
+        throw CliError("cannot resolve the output " + Quote(user_path) +
+                       ": " + ErrnoText(errno));
+      }
+      target.folder = std::move(next_fd);
       target.folder_shown = absolute ? next : target.folder_shown + "/" + next;
     }
     name = Basename(link);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "copy_xattrs.h"
 #include "errors.h"
 #include "temp_name.h"
 
@@ -124,6 +125,16 @@ void AtomicOutput::CopyOwnerAndMode() {
       errno = 0;
     }
   }
+  const std::string lost =
+      CopyAclAndUserXattrs(target_.folder.get(), target_.name, fd_);
+  if (!lost.empty()) {
+    std::fprintf(stderr,
+                 "lrelu: note: %s keeps its mode and owner but not its ACL "
+                 "and extended attributes (%s)\n",
+                 Quote(target_.shown).c_str(), lost.c_str());
+  }
+  // Last, after the ACL: it restores the set-id bits, which changing the
+  // ACL may clear.
   if (fchmod(fd_, target_.status.st_mode & 07777) != 0) {
     throw CliError("cannot set the permissions of " + where + ": " +
                    ErrnoText(errno));

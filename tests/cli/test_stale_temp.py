@@ -7,6 +7,7 @@ import os
 import pathlib
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 
@@ -163,3 +164,31 @@ def test_read_only_folder_as_another_user(lrelu_path, public_folder):
         f"lrelu: error: cannot create a file in the output folder '{readonly}':"
         " Permission denied\n")
     assert listing(readonly) == []
+
+
+def posix_acl(entries):
+    """The system.posix_acl_access value for (tag, perm, id) entries."""
+    return struct.pack("<I", 2) + b"".join(
+        struct.pack("<HHI", tag, perm, uid) for tag, perm, uid in entries)
+
+
+def test_replaced_output_keeps_acl_and_user_xattrs(lrelu_path, tmp_path):
+    src, out = write_input(tmp_path), tmp_path / "y.npy"
+    out.write_bytes(b"old")
+    anyone = 0xffffffff
+    # user::rw-, user:nobody:r--, group::r--, mask::r--, other::---
+    acl = posix_acl([(0x01, 6, anyone), (0x02, 4, 65534), (0x04, 4, anyone),
+                     (0x10, 4, anyone), (0x20, 0, anyone)])
+    try:
+        os.setxattr(out, "system.posix_acl_access", acl)
+        os.setxattr(out, "user.lrelu-test", b"kept")
+    except OSError as e:
+        pytest.skip(f"no ACLs or user xattrs here: {e}")
+    os.chmod(out, 0o2640)  # set-gid too: the ACL must not clear it
+    before = (os.getxattr(out, "system.posix_acl_access"), os.stat(out).st_mode)
+    result = run(lrelu_path, "apply", src, "-o", out, timeout=HANG_GUARD)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert (os.getxattr(out, "system.posix_acl_access"),
+            os.stat(out).st_mode) == before
+    assert os.getxattr(out, "user.lrelu-test") == b"kept"
+    assert_bit_exact(X, np.load(out), "0.01")

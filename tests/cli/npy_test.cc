@@ -274,6 +274,27 @@ TEST(NpyTest, RejectsMalformedHeadersWithSpecificMessages) {
   }
 }
 
+// numpy refuses a shape whose non-zero dimensions (times the item size)
+// overflow its intp even when a zero dimension makes it empty, as the
+// contract loader does; an empty shape within the limits has no data.
+TEST(NpyTest, EmptyShapesFollowNumpysOverflowRule) {
+  const std::string prefix = "{'descr': '<f4', 'fortran_order': False, ";
+  EXPECT_NE(HeaderError(prefix +
+                        "'shape': (0, 4611686018427387904, "
+                        "4611686018427387904)}")
+                .find("element count of shape (0, 4611686018427387904, "
+                      "4611686018427387904) overflows"),
+            std::string::npos);
+  EXPECT_NE(HeaderError(prefix + "'shape': (2305843009213693952, 0, 2)}")
+                .find("data size of shape (2305843009213693952, 0, 2) "
+                      "overflows"),
+            std::string::npos);
+  const NpyHeader empty =
+      ParseNpyHeaderDict(prefix + "'shape': (0, 2305843009213693951)}");
+  EXPECT_EQ(empty.element_count, 0u);
+  EXPECT_EQ(empty.data_bytes, 0u);
+}
+
 TEST(NpyTest, RejectsBadPreamblesAndSizes) {
   const std::string dict =
       "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}";

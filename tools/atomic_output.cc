@@ -84,8 +84,8 @@ void AtomicOutput::Write(const void* data, std::size_t size) {
     const ssize_t written = write(fd_, bytes, size);
     if (written < 0 && errno == EINTR) continue;
     if (written < 0) {
-      throw CliError("cannot write the output " + Quote(target_.shown) +
-                     ": " + ErrnoText(errno));
+      throw CliError("cannot write the output " + Quote(target_.shown) + ": " +
+                     ErrnoText(errno));
     }
     bytes += written;
     size -= static_cast<std::size_t>(written);
@@ -153,8 +153,7 @@ void AtomicOutput::Commit() {
     throw CliError("cannot close " + where + ": " + ErrnoText(errno));
   }
   const int folder = target_.folder.get();
-  if (renameat(folder, temp_name_.c_str(), folder, target_.name.c_str()) !=
-      0) {
+  if (renameat(folder, temp_name_.c_str(), folder, target_.name.c_str()) != 0) {
     throw CliError("cannot replace " + where + ": " + ErrnoText(errno));
   }
   committed_ = true;

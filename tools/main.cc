@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
                     : " (" + lrelu_cli::Quote(dash_word) +
                           " is not an option; a file name that starts with "
                           "'-' goes after '--', which ends the options: "
-                          "lrelu apply -o OUT.npy -- " + dash_word + ")"));
+                          "lrelu apply -o OUT.npy -- " +
+                          dash_word + ")"));
     return lrelu_cli::kExitUsage;
   } catch (const lrelu_cli::ReportedFailure& e) {
     return e.exit_code();  // the command printed its own report

@@ -149,8 +149,8 @@ void ParseShape(const PyLiteral& value, NpyHeader* header) {
     const auto d = static_cast<uint64_t>(dim);
     if (d == 0) continue;
     if (count > static_cast<uint64_t>(INT64_MAX) / d) {
-      throw NpyError("the element count of shape " +
-                     ShapeText(header->shape) + " overflows");
+      throw NpyError("the element count of shape " + ShapeText(header->shape) +
+                     " overflows");
     }
     count *= d;
   }

@@ -28,7 +28,6 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-
 std::string ReadLink(int folder, const std::string& name,
                      const std::string& shown) {
   char target[PATH_MAX + 1];
@@ -68,8 +67,7 @@ OutputTarget ResolveOutput(const std::string& user_path) {
 
   std::string folder = Dirname(user_path);
   std::string name = Basename(user_path);
-  target.folder.Reset(
-      open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  target.folder.Reset(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!target.folder.valid()) {
     throw CliError("the output folder " + Quote(folder) +
                    " is not usable: " + ErrnoText(errno));
@@ -83,8 +81,8 @@ OutputTarget ResolveOutput(const std::string& user_path) {
     if (fstatat(target.folder.get(), name.c_str(), &status,
                 AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT || links > 0) {
-        throw CliError("cannot resolve the output " + Quote(user_path) +
-                       ": " + ErrnoText(errno));
+        throw CliError("cannot resolve the output " + Quote(user_path) + ": " +
+                       ErrnoText(errno));
       }
       break;  // a new file
     }
@@ -110,8 +108,8 @@ OutputTarget ResolveOutput(const std::string& user_path) {
                               next.c_str(),
                               O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (!next_fd.valid()) {
-        throw CliError("cannot resolve the output " + Quote(user_path) +
-                       ": " + ErrnoText(errno));
+        throw CliError("cannot resolve the output " + Quote(user_path) + ": " +
+                       ErrnoText(errno));
       }
       target.folder = std::move(next_fd);
       target.folder_shown = absolute ? next : target.folder_shown + "/" + next;

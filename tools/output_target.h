@@ -14,10 +14,10 @@
 namespace lrelu_cli {
 
 struct OutputTarget {
-  std::string shown;   // the path as the user gave it, for messages
-  UniqueFd folder;     // the folder the file is (or will be) in
+  std::string shown;         // the path as the user gave it, for messages
+  UniqueFd folder;           // the folder the file is (or will be) in
   std::string folder_shown;  // that folder's path, for messages
-  std::string name;    // the file's name in `folder`
+  std::string name;          // the file's name in `folder`
   bool exists = false;
   struct stat status {};  // when it exists
 };

@@ -13,9 +13,9 @@ namespace lrelu_cli {
 namespace {
 
 constexpr int kFatalSignals[] = {
-    SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,   SIGALRM, SIGUSR1,
-    SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR,  SIGSYS,
-    SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT,   SIGTRAP,
+    SIGINT,    SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+    SIGUSR2,   SIGXCPU, SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR,  SIGSYS,
+    SIGSEGV,   SIGBUS,  SIGILL,    SIGFPE,  SIGABRT, SIGTRAP,
 #ifdef SIGSTKFLT
     SIGSTKFLT,
 #endif
@@ -40,8 +40,8 @@ extern "C" void RemoveTempAndReraise(int signal_number) {
 void Handle(int signal_number) {
   struct sigaction old;
   if (sigaction(signal_number, nullptr, &old) != 0) return;
-  const bool has_handler = (old.sa_flags & SA_SIGINFO) != 0 ||
-                           old.sa_handler != SIG_DFL;
+  const bool has_handler =
+      (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL;
   if (has_handler) return;  // ignored by the parent, or a sanitizer's
   struct sigaction action;
   std::memset(&action, 0, sizeof(action));

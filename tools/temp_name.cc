@@ -29,8 +29,8 @@ bool ProcessIsGone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 // True when the file `entry` can be removed: a regular file of this user
 // that nobody holds locked (the writer keeps an exclusive lock).
 bool IsAbandoned(int folder_fd, const char* entry) {
-  UniqueFd fd(openat(folder_fd, entry,
-                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(
+      openat(folder_fd, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) return false;
   struct stat status;
   if (fstat(fd.get(), &status) != 0 || !S_ISREG(status.st_mode) ||
@@ -51,7 +51,8 @@ std::string NewTempName(const std::string& name) {
   std::random_device device;
   std::uniform_int_distribution<std::size_t> pick(0, sizeof(kLetters) - 2);
   std::string suffix;
-  for (std::size_t i = 0; i < kRandomChars; ++i) suffix += kLetters[pick(device)];
+  for (std::size_t i = 0; i < kRandomChars; ++i)
+    suffix += kLetters[pick(device)];
   return TempPrefix(name) + std::to_string(getpid()) + "-" + suffix;
 }
 

@@ -279,9 +279,8 @@ TEST(NpyTest, RejectsMalformedHeadersWithSpecificMessages) {
 // contract loader does; an empty shape within the limits has no data.
 TEST(NpyTest, EmptyShapesFollowNumpysOverflowRule) {
   const std::string prefix = "{'descr': '<f4', 'fortran_order': False, ";
-  EXPECT_NE(HeaderError(prefix +
-                        "'shape': (0, 4611686018427387904, "
-                        "4611686018427387904)}")
+  EXPECT_NE(HeaderError(prefix + "'shape': (0, 4611686018427387904, "
+                                 "4611686018427387904)}")
                 .find("element count of shape (0, 4611686018427387904, "
                       "4611686018427387904) overflows"),
             std::string::npos);

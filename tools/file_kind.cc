@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include "errors.h"
+
 namespace lrelu_cli {
 
 std::string FileKind(mode_t mode) {
@@ -13,6 +15,14 @@ std::string FileKind(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   if (S_ISLNK(mode)) return "a symbolic link";
   return "not a file";
+}
+
+std::string NotARegularFile(const std::string& role, const std::string& path,
+                            mode_t mode, const std::string& why) {
+  std::string message = "the " + role + " " + Quote(path) +
+                        " is not a regular file but " + FileKind(mode);
+  if (!S_ISDIR(mode)) message += "; " + why;
+  return message;
 }
 
 }  // namespace lrelu_cli

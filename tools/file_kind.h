@@ -13,6 +13,11 @@ namespace lrelu_cli {
 // type bits of `mode`.
 std::string FileKind(mode_t mode);
 
+// "the <role> '<path>' is not a regular file but <kind>", then, unless it
+// is a folder (which needs no explanation), "; <why>".
+std::string NotARegularFile(const std::string& role, const std::string& path,
+                            mode_t mode, const std::string& why);
+
 }  // namespace lrelu_cli
 
 #endif  // LRELU_TOOLS_FILE_KIND_H_

@@ -23,16 +23,11 @@ InputFile::InputFile(const std::string& path) : path_(path) {
                    ErrnoText(errno));
   }
   if (!S_ISREG(status_.st_mode)) {
-    std::string message = "the input " + Quote(path) +
-                          " is not a regular file but " +
-                          FileKind(status_.st_mode);
-    if (!S_ISDIR(status_.st_mode)) {
-      message +=
-          "; lrelu apply reads regular files only (it checks the file's size "
-          "against the header before writing anything), so save the data to "
-          "a file first";
-    }
-    throw CliError(message);
+    throw CliError(NotARegularFile(
+        "input", path, status_.st_mode,
+        "lrelu apply reads regular files only (it checks the file's size "
+        "against the header before writing anything), so save the data to "
+        "a file first"));
   }
   const int flags = fcntl(fd(), F_GETFL);
   if (flags < 0 || fcntl(fd(), F_SETFL, flags & ~O_NONBLOCK) != 0) {

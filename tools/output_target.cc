@@ -16,6 +16,10 @@ namespace {
 // Symbolic links followed before giving up, as the kernel does (ELOOP).
 constexpr int kMaxLinks = 40;
 
+constexpr char kWritesRegularFiles[] =
+    "lrelu apply writes regular files only (it writes a new file and renames "
+    "it over OUT), so give a file name";
+
 std::string Dirname(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -50,15 +54,8 @@ OutputTarget ResolveOutput(const std::string& user_path) {
   struct stat followed;
   if (stat(user_path.c_str(), &followed) == 0) {
     if (!S_ISREG(followed.st_mode)) {
-      std::string message = "the output " + Quote(user_path) +
-                            " is not a regular file but " +
-                            FileKind(followed.st_mode);
-      if (!S_ISDIR(followed.st_mode)) {
-        message +=
-            "; lrelu apply writes regular files only (it writes a new file "
-            "and renames it over OUT), so give a file name";
-      }
-      throw CliError(message);
+      throw CliError(NotARegularFile("output", user_path, followed.st_mode,
+                                     kWritesRegularFiles));
     }
   } else if (errno != ENOENT) {
     throw CliError("cannot use the output " + Quote(user_path) + ": " +
@@ -88,9 +85,8 @@ OutputTarget ResolveOutput(const std::string& user_path) {
     }
     if (!S_ISLNK(status.st_mode)) {
       if (!S_ISREG(status.st_mode)) {
-        throw CliError("the output " + Quote(user_path) +
-                       " is not a regular file but " +
-                       FileKind(status.st_mode));
+        throw CliError(NotARegularFile("output", user_path, status.st_mode,
+                                       kWritesRegularFiles));
       }
       target.exists = true;
       target.status = status;

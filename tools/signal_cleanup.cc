@@ -47,7 +47,8 @@ void Handle(int signal_number) {
   std::memset(&action, 0, sizeof(action));
   action.sa_handler = RemoveTempAndReraise;
   action.sa_flags = SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
+  // Another signal arriving meanwhile waits until the file is removed.
+  sigfillset(&action.sa_mask);
   sigaction(signal_number, &action, nullptr);
 }
 

@@ -94,7 +94,7 @@ def test_renamed_folder_strands_nothing(lrelu_path, tmp_path, finish):
     folder = tmp_path / "out"
     folder.mkdir()
     src = tmp_path / "x.npy"
-    elements = 128 << 20
+    elements = 64 << 20
     sparse_npy(src, elements)
     process = subprocess.Popen(
         [lrelu_path, "apply", src, "-o", folder / "y.npy", "--threads", "1"],

@@ -10,6 +10,8 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   # libraries
   libhwy-dev libpthreadpool-dev nlohmann-json3-dev libcli11-dev libssl-dev
+  # the CLI keeps a replaced output's ACL and user xattrs
+  libacl1-dev libattr1-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # Python: tests, the package, cross-checks

@@ -4,20 +4,18 @@
 // and files larger than RAM work. The op is elementwise, so chunks are
 // processed in file order whatever the memory order (C or Fortran). The
 // output appears all at once (AtomicOutput) or not at all.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "atomic_output.h"
 #include "backends.h"
 #include "byte_swap.h"
 #include "commands.h"
 #include "errors.h"
+#include "input_file.h"
 #include "lrelu/lrelu.hpp"
 #include "npy.h"
 #include "parse_args.h"
@@ -38,37 +36,6 @@ struct ApplyArgs {
   std::string cpu_target;
   std::string backend = "cpu";
   std::string device = "0";
-};
-
-// An open input file, closed on scope exit.
-class InputFile {
- public:
-  explicit InputFile(const std::string& path) : path_(path) {
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) {
-      throw CliError("cannot open the input " + Quote(path) + ": " +
-                     ErrnoText(errno));
-    }
-    if (fstat(fd_, &status_) != 0) {
-      throw CliError("cannot stat the input " + Quote(path) + ": " +
-                     ErrnoText(errno));
-    }
-    if (!S_ISREG(status_.st_mode)) {
-      throw CliError("the input " + Quote(path) + " is not a regular file");
-    }
-  }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-  ~InputFile() { close(fd_); }
-
-  int fd() const { return fd_; }
-  const struct stat& status() const { return status_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  struct stat status_ {};
 };
 
 lrelu::DType ToDType(NpyType type) {
@@ -157,7 +124,6 @@ void RunApply(const ApplyArgs& args) {
   if (args.output.empty() && !args.in_place) {
     throw UsageError("no output file: give -o OUT.npy, or --in-place");
   }
-  // Before the library starts any thread (see InstallSignalCleanup).
   InstallSignalCleanup();
 
   const InputFile input(args.input);
@@ -169,7 +135,7 @@ void RunApply(const ApplyArgs& args) {
     throw CliError(Quote(args.input) + ": " + e.what());
   }
 
-  const OutputTarget target =
+  OutputTarget target =
       ResolveOutput(args.output.empty() ? args.input : args.output);
   const bool same_file = target.exists &&
                          target.status.st_dev == input.status().st_dev &&
@@ -181,7 +147,7 @@ void RunApply(const ApplyArgs& args) {
   }
   CheckOptions(ToDType(header.type), alpha, options);
 
-  AtomicOutput output(target);
+  AtomicOutput output(std::move(target));
   const std::string preamble = FormatNpyHeader(header);
   output.Write(preamble.data(), preamble.size());
   StreamData(input, header, alpha, options, output);
@@ -239,6 +205,11 @@ void RegisterApplyCommand(CLI::App& app) {
       ->add_option("--cpu-target", args->cpu_target,
                    "Advanced: force a SIMD target (see lrelu info)")
       ->type_name("NAME");
+  command->footer(
+      "IN and OUT are regular files: pipes, devices and /proc files are "
+      "refused, and '-' is a file named '-', not stdin or stdout. A file "
+      "name that starts with '-' goes after '--', which ends the options: "
+      "lrelu apply -o OUT.npy -- -x.npy");
   command->callback([args] { RunApply(*args); });
 }
 

@@ -8,6 +8,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "atomic_output.h"
@@ -110,12 +111,10 @@ nlohmann::json Record(const lrelu::BenchCase& c, const std::string& backend,
   };
 }
 
-// Like apply's output, the file appears whole or not at all. (No signal
-// cleanup: the write takes a moment at the end of a run, and installing it
-// would block Ctrl-C for the whole run.)
-void WriteJson(const OutputTarget& target, const nlohmann::json& records) {
+// Like apply's output, the file appears whole or not at all.
+void WriteJson(OutputTarget target, const nlohmann::json& records) {
   const std::string text = records.dump(1) + "\n";
-  AtomicOutput output(target);
+  AtomicOutput output(std::move(target));
   output.Write(text.data(), text.size());
   output.Commit();
 }
@@ -141,7 +140,10 @@ void RunBench(const BenchArgs& args) {
   }
   // Fails before any timing when the JSON's folder is not usable.
   OutputTarget json_target;
-  if (!args.json_file.empty()) json_target = ResolveOutput(args.json_file);
+  if (!args.json_file.empty()) {
+    InstallSignalCleanup();
+    json_target = ResolveOutput(args.json_file);
+  }
 
   std::vector<lrelu::BenchCase> cases;
   std::size_t too_large = 0;
@@ -208,7 +210,7 @@ void RunBench(const BenchArgs& args) {
       "%zu measured, %zu skipped, %zu cases over --max-elements "
       "%zu left out; %.1f s\n",
       records.size(), failed, too_large, max_elements, elapsed.count());
-  if (!args.json_file.empty()) WriteJson(json_target, records);
+  if (!args.json_file.empty()) WriteJson(std::move(json_target), records);
 }
 
 }  // namespace

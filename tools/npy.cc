@@ -141,23 +141,24 @@ void ParseShape(const PyLiteral& value, NpyHeader* header) {
     header->shape.push_back(static_cast<int64_t>(dim));
   }
   // Element count and byte size must fit int64 (the library's extents).
+  // As in numpy and the contract loader, the product of the non-zero
+  // dimensions must fit even when a zero makes the array empty: numpy
+  // refuses to load (0, 2**62, 2**62) with float32.
   uint64_t count = 1;
-  if (any_zero) {
-    count = 0;
-  } else {
-    for (int64_t dim : header->shape) {
-      const auto d = static_cast<uint64_t>(dim);
-      if (count > static_cast<uint64_t>(INT64_MAX) / d) {
-        throw NpyError("the element count of shape " +
-                       ShapeText(header->shape) + " overflows");
-      }
-      count *= d;
+  for (int64_t dim : header->shape) {
+    const auto d = static_cast<uint64_t>(dim);
+    if (d == 0) continue;
+    if (count > static_cast<uint64_t>(INT64_MAX) / d) {
+      throw NpyError("the element count of shape " + ShapeText(header->shape) +
+                     " overflows");
     }
+    count *= d;
   }
   if (count > static_cast<uint64_t>(INT64_MAX) / header->item_size) {
     throw NpyError("the data size of shape " + ShapeText(header->shape) +
                    " overflows");
   }
+  if (any_zero) count = 0;
   header->element_count = count;
   header->data_bytes = count * header->item_size;
 }

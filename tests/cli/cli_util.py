@@ -132,3 +132,31 @@ def make_input(dtype, shape, seed=0):
 
 def listing(folder):
     return sorted(os.listdir(folder))
+
+
+def sparse_npy(path, elements, dtype="<f4"):
+    """A float .npy file of `elements` zeros whose data is a hole: large
+    inputs cost no disk space and read fast."""
+    header = npy_bytes(np.zeros(0, np.float32), dict_text=(
+        f"{{'descr': '{dtype}', 'fortran_order': False, "
+        f"'shape': ({elements},), }}"))
+    with open(path, "wb") as f:
+        f.write(header)
+        f.truncate(len(header) + elements * np.dtype(dtype).itemsize)
+
+
+def temp_files(folder, out_name="y.npy"):
+    """The temporary files of `lrelu apply ... -o folder/out_name`."""
+    return [n for n in os.listdir(folder) if n.startswith(f".{out_name}.lrelu-")]
+
+
+def wait_for_temp(folder, process, out_name="y.npy", timeout=30):
+    """Waits until the tool has created its temporary file in `folder` (or
+    has ended); returns whether the file appeared."""
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        if temp_files(folder, out_name):
+            return True
+        time.sleep(0.001)
+    return False

@@ -160,10 +160,10 @@ TEST(NpyTest, AcceptsLiteralVariants) {
                                "'shape': (0, 3)}")
                 .data_bytes,
             0u);
-  // A zero dimension makes any other dimension harmless.
-  EXPECT_EQ(ParseNpyHeaderDict(
-                "{'descr': '<f4', 'fortran_order': False, "
-                "'shape': (0, 9223372036854775807, 9223372036854775807)}")
+  // A zero dimension empties the array; the other dimensions must still
+  // multiply within int64 (EmptyShapesFollowNumpysOverflowRule).
+  EXPECT_EQ(ParseNpyHeaderDict("{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (0, 1000000000, 1000000000)}")
                 .element_count,
             0u);
 }
@@ -272,6 +272,26 @@ TEST(NpyTest, RejectsMalformedHeadersWithSpecificMessages) {
         << "header: " << c.dict << "\nmessage: " << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
+}
+
+// numpy refuses a shape whose non-zero dimensions (times the item size)
+// overflow its intp even when a zero dimension makes it empty, as the
+// contract loader does; an empty shape within the limits has no data.
+TEST(NpyTest, EmptyShapesFollowNumpysOverflowRule) {
+  const std::string prefix = "{'descr': '<f4', 'fortran_order': False, ";
+  EXPECT_NE(HeaderError(prefix + "'shape': (0, 4611686018427387904, "
+                                 "4611686018427387904)}")
+                .find("element count of shape (0, 4611686018427387904, "
+                      "4611686018427387904) overflows"),
+            std::string::npos);
+  EXPECT_NE(HeaderError(prefix + "'shape': (2305843009213693952, 0, 2)}")
+                .find("data size of shape (2305843009213693952, 0, 2) "
+                      "overflows"),
+            std::string::npos);
+  const NpyHeader empty =
+      ParseNpyHeaderDict(prefix + "'shape': (0, 2305843009213693951)}");
+  EXPECT_EQ(empty.element_count, 0u);
+  EXPECT_EQ(empty.data_bytes, 0u);
 }
 
 TEST(NpyTest, RejectsBadPreamblesAndSizes) {

@@ -198,3 +198,13 @@ def test_output_in_another_folder_and_relative_paths(lrelu_path, tmp_path):
                  cwd=tmp_path / "in")
     assert result.returncode == 0, result.stderr
     assert listing(tmp_path / "in") == ["x.npy", "y2.npy"]
+
+
+def test_help_documents_file_names(lrelu_path):
+    """`lrelu apply --help` says how to pass a dash-named file and what '-'
+    means."""
+    result = run(lrelu_path, "apply", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "lrelu apply -o OUT.npy -- -x.npy" in text
+    assert "'-' is a file named '-', not stdin or stdout" in text

@@ -2,7 +2,6 @@
 OpenCL backend, and its errors. Every run here takes well under 10 s."""
 import json
 import os
-import time
 
 import pytest
 
@@ -44,11 +43,9 @@ def check_records(records, cases, variants, threads, backend="cpu"):
 
 def test_tiny_run_writes_records(lrelu_path, tmp_path):
     out = tmp_path / "out.json"
-    start = time.monotonic()
     result = run(lrelu_path, "bench", "--filter", "float32/n=",
                  "--max-elements", "65536", "--json", out, "--repeat", "3",
                  "--threads", "1,2", "--variant", "auto,contiguous")
-    assert time.monotonic() - start < 10
     assert result.returncode == 0 and result.stderr == "", result.stderr
     cases = [c for c in contract_bench_cases()
              if "float32/n=" in c["id"] and c["elements"] <= 65536]

@@ -2,13 +2,15 @@
 stderr, nothing on stdout, and the folder exactly as before (no output file
 created, an existing output unchanged, no temporary file left, the input
 unchanged)."""
+import io
 import os
 import resource
+import subprocess
 
 import numpy as np
 import pytest
 
-from cli_util import npy_bytes, run
+from cli_util import assert_bit_exact, npy_bytes, run
 
 GOOD = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
 GOOD_FILE = npy_bytes(GOOD)
@@ -103,6 +105,16 @@ BAD_INPUTS = [
     ("bytes-overflow", header_file(dict_text(descr="'<f8'",
                                              shape="(2305843009213693952,)")),
      "data size of shape (2305843009213693952,) overflows"),
+    # numpy refuses these too: the non-zero dimensions must multiply within
+    # int64 even when a zero dimension makes the array empty.
+    ("zero-dim-count-overflow",
+     header_file(dict_text(shape="(0, 4611686018427387904, 4611686018427387904)"),
+                 data=b""),
+     "element count of shape (0, 4611686018427387904, 4611686018427387904) "
+     "overflows"),
+    ("zero-dim-bytes-overflow",
+     header_file(dict_text(shape="(0, 2305843009213693952, 2)"), data=b""),
+     "data size of shape (0, 2305843009213693952, 2) overflows"),
     ("size-beyond-file", header_file(dict_text(shape="(1000000, 1000000)")),
      "needs 4000000000000 bytes of data"),
     ("nested", header_file(dict_text(shape="(" * 40 + "3" + ",)" * 40)),
@@ -285,3 +297,90 @@ def test_write_error_leaves_nothing(lrelu_path, folder):
     check_failure(lrelu_path, folder, ["apply", src, "-o", folder / "y.npy"],
                   "cannot write the output", returncode=1,
                   preexec_fn=limit_file_size)
+
+
+@pytest.mark.parametrize("shape", [(0, 2**62, 2**62), (0, 2**61, 2),
+                                   (0, 2**60, 2), (2**40, 0, 2**20),
+                                   (0, 2**61 - 1), (0, 3)], ids=str)
+def test_zero_dim_shapes_follow_numpy(lrelu_path, tmp_path, shape):
+    """An empty shape is accepted exactly when numpy can hold it."""
+    try:
+        np.empty(shape, np.float32)
+        numpy_accepts = True
+    except ValueError:
+        numpy_accepts = False
+    src, out = tmp_path / "x.npy", tmp_path / "y.npy"
+    src.write_bytes(header_file(dict_text(shape=repr(shape)), data=b""))
+    result = run(lrelu_path, "apply", src, "-o", out)
+    if numpy_accepts:
+        assert result.returncode == 0, result.stderr
+        assert np.load(out).shape == shape
+    else:
+        assert result.returncode == 1
+        assert "overflows" in result.stderr
+        assert not out.exists()
+
+
+def test_pseudo_file_input(lrelu_path, folder):
+    """/proc files say they are empty; the message says what they are."""
+    check_failure(lrelu_path, folder,
+                  ["apply", "/proc/self/status", "-o", folder / "y.npy"],
+                  "'/proc/self/status' reports a size of 0 bytes but has data",
+                  returncode=1)
+
+
+@pytest.mark.parametrize("device,kind", [("/dev/zero", "a character device"),
+                                         ("/dev/null", "a character device")])
+def test_device_input(lrelu_path, folder, device, kind):
+    check_failure(lrelu_path, folder, ["apply", device, "-o", folder / "y.npy"],
+                  f"is not a regular file but {kind}; lrelu apply reads "
+                  "regular files only", returncode=1)
+
+
+def test_output_to_a_pipe(lrelu_path, folder):
+    """-o /dev/stdout with stdout on a pipe names the pipe."""
+    (folder / "x.npy").write_bytes(GOOD_FILE)
+    check_failure(lrelu_path, folder,
+                  ["apply", folder / "x.npy", "-o", "/dev/stdout"],
+                  "the output '/dev/stdout' is not a regular file but a pipe "
+                  "(FIFO); lrelu apply writes regular files only", returncode=1)
+
+
+def test_dash_named_input(lrelu_path, folder):
+    """A name starting with '-' is taken for an option; the message says to
+    put it after '--', and that works."""
+    (folder / "-x.npy").write_bytes(GOOD_FILE)
+    check_failure(lrelu_path, folder, ["apply", "-x.npy", "-o", "y.npy"],
+                  "input is required ('-x.npy' is not an option; a file name "
+                  "that starts with '-' goes after '--'", returncode=2,
+                  cwd=folder)
+    result = run(lrelu_path, "apply", "-o", "y.npy", "--", "-x.npy",
+                 cwd=folder)
+    assert result.returncode == 0, result.stderr
+    assert_bit_exact(GOOD, np.load(folder / "y.npy"), "0.01")
+
+
+def test_dash_is_a_plain_file_name(lrelu_path, tmp_path):
+    """'-' is a file named '-', not stdin or stdout, for IN and OUT."""
+    (tmp_path / "-").write_bytes(GOOD_FILE)
+    result = run(lrelu_path, "apply", "-", "-o", "y.npy", cwd=tmp_path,
+                 stdin=subprocess.DEVNULL)
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    assert_bit_exact(GOOD, np.load(tmp_path / "y.npy"), "0.01")
+    result = run(lrelu_path, "apply", "y.npy", "-o", "-", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    y = np.load(tmp_path / "y.npy")
+    assert_bit_exact(y, np.load(tmp_path / "-"), "0.01")
+
+
+def test_working_folder_deeper_than_path_max(lrelu_path, tmp_path):
+    """Relative paths work in a folder whose absolute path is longer than
+    PATH_MAX (4096): nothing needs the absolute path."""
+    part = "d" * 200
+    script = (f'for i in $(seq 25); do mkdir {part} && cd {part} || exit 9; '
+              f'done; cat > x.npy && "$0" apply x.npy -o y.npy && cat y.npy')
+    result = subprocess.run(["bash", "-c", script, lrelu_path],
+                            input=GOOD_FILE, capture_output=True, cwd=tmp_path,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert_bit_exact(GOOD, np.load(io.BytesIO(result.stdout)), "0.01")

@@ -22,9 +22,11 @@ cmake --preset asan -B "$dir" -DLRELU_BUILD_PYTHON=ON -DLRELU_BUILD_BENCH=OFF \
       -DLRELU_WITH_CUDA=OFF -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
 cmake --build "$dir" -j "$jobs" --target _lrelu lrelu_python
 built=$(date +%s)
-libasan=$(${CXX:-g++} -print-file-name=libasan.so)
-echo "== python-asan: pytest tests/python (LD_PRELOAD=$libasan)"
-env LD_PRELOAD="$libasan" \
+# libstdc++ with libasan: Python itself does not link it, and ASan's
+# __cxa_throw interceptor must find the real one when it starts.
+preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so.6)"
+echo "== python-asan: pytest tests/python (LD_PRELOAD=$preload)"
+env LD_PRELOAD="$preload" \
     ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     PYTHONMALLOC=malloc PYTHONDONTWRITEBYTECODE=1 \

@@ -11,3 +11,7 @@ preset=ci
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 ctest --preset "$preset" --label-exclude long
+# The Python package as users install it: sdist -> wheel with build
+# isolation, auditwheel repair (build/wheel/lrelu-*.whl), tests/python
+# against the installed wheel with NumPy 1.24 + torch and NumPy 2.x.
+./scripts/test-wheel.sh

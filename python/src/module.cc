@@ -98,8 +98,10 @@ NB_MODULE(_lrelu, m) {
   if (_import_array() < 0 || _import_umath() < 0) throw nb::python_error();
 
   const std::string bfloat16_problem = lp::FindBFloat16();
+  // nb::object: nanobind 3 gives nb::none and nb::str no common type.
   m.attr("bfloat16_unavailable_reason") =
-      bfloat16_problem.empty() ? nb::none() : nb::str(bfloat16_problem.c_str());
+      bfloat16_problem.empty() ? nb::object(nb::none())
+                               : nb::object(nb::str(bfloat16_problem.c_str()));
   m.attr("ufunc") = lp::MakeUfunc();
 
   m.def("forward", &lp::Forward, nb::arg("x"), nb::arg("alpha"), nb::arg("y"),

@@ -18,7 +18,6 @@ import ctypes
 import glob
 import os
 import sys
-import time
 
 import numpy as np
 

@@ -150,16 +150,16 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
 
   CallObjects o;
   cl_int err = CL_SUCCESS;
-  o.v = Cl().clCreateBuffer(session.context, CL_MEM_READ_ONLY, chunk_bytes, nullptr,
-                       &err);
+  o.v = Cl().clCreateBuffer(session.context, CL_MEM_READ_ONLY, chunk_bytes,
+                            nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   const bool one_input = p.s == p.v;  // the forward pass: v and s are x
   o.s = one_input ? o.v
                   : Cl().clCreateBuffer(session.context, CL_MEM_READ_ONLY,
-                                   chunk_bytes, nullptr, &err);
+                                        chunk_bytes, nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   o.out = Cl().clCreateBuffer(session.context, CL_MEM_WRITE_ONLY, chunk_bytes,
-                         nullptr, &err);
+                              nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   o.kernel = Cl().clCreateKernel(session.program, state.kernel, &err);
   if (err != CL_SUCCESS) return ClFail(state.kernel, err);
@@ -189,10 +189,10 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
     // Non-blocking writes are safe: the queue is in order and the blocking
     // read below waits for them before the host memory is touched again.
     err = Cl().clEnqueueWriteBuffer(session.queue, o.v, CL_FALSE, 0, m * elem,
-                               v + offset, 0, nullptr, nullptr);
+                                    v + offset, 0, nullptr, nullptr);
     if (err == CL_SUCCESS && !one_input) {
       err = Cl().clEnqueueWriteBuffer(session.queue, o.s, CL_FALSE, 0, m * elem,
-                                 s + offset, 0, nullptr, nullptr);
+                                      s + offset, 0, nullptr, nullptr);
     }
     if (err != CL_SUCCESS) return ClFail("clEnqueueWriteBuffer", err);
     const cl_ulong count = m;
@@ -208,11 +208,11 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
     const size_t groups =
         (std::max<size_t>(4, std::min(units, cap)) + local - 1) / local;
     const size_t global = groups * local;
-    err = Cl().clEnqueueNDRangeKernel(session.queue, o.kernel, 1, nullptr, &global,
-                                 &local, 0, nullptr, nullptr);
+    err = Cl().clEnqueueNDRangeKernel(session.queue, o.kernel, 1, nullptr,
+                                      &global, &local, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return ClFail("clEnqueueNDRangeKernel", err);
     err = Cl().clEnqueueReadBuffer(session.queue, o.out, CL_TRUE, 0, m * elem,
-                              out + offset, 0, nullptr, nullptr);
+                                   out + offset, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return ClFail("clEnqueueReadBuffer", err);
   }
   return LRELU_STATUS_OK;

@@ -15,23 +15,23 @@ namespace lrelu::opencl {
 // One pointer per function, named as the function (call sites read
 // Cl().clGetPlatformIDs(...)).
 struct ClApi {
-#define LRELU_CL_FUNCTIONS(X)                                            \
-  X(clGetPlatformIDs)                                                    \
-  X(clGetPlatformInfo)                                                   \
-  X(clGetDeviceIDs)                                                      \
-  X(clGetDeviceInfo)                                                     \
-  X(clCreateContext)                                                     \
-  X(clCreateCommandQueue)                                                \
-  X(clCreateProgramWithSource)                                           \
-  X(clBuildProgram)                                                      \
-  X(clGetProgramBuildInfo)                                               \
-  X(clCreateBuffer)                                                      \
-  X(clCreateKernel)                                                      \
-  X(clSetKernelArg)                                                      \
-  X(clEnqueueNDRangeKernel)                                              \
-  X(clEnqueueReadBuffer)                                                 \
-  X(clEnqueueWriteBuffer)                                                \
-  X(clReleaseKernel)                                                     \
+#define LRELU_CL_FUNCTIONS(X)  \
+  X(clGetPlatformIDs)          \
+  X(clGetPlatformInfo)         \
+  X(clGetDeviceIDs)            \
+  X(clGetDeviceInfo)           \
+  X(clCreateContext)           \
+  X(clCreateCommandQueue)      \
+  X(clCreateProgramWithSource) \
+  X(clBuildProgram)            \
+  X(clGetProgramBuildInfo)     \
+  X(clCreateBuffer)            \
+  X(clCreateKernel)            \
+  X(clSetKernelArg)            \
+  X(clEnqueueNDRangeKernel)    \
+  X(clEnqueueReadBuffer)       \
+  X(clEnqueueWriteBuffer)      \
+  X(clReleaseKernel)           \
   X(clReleaseMemObject)
 #define LRELU_CL_MEMBER(name) decltype(&::name) name = nullptr;
   LRELU_CL_FUNCTIONS(LRELU_CL_MEMBER)

@@ -30,7 +30,8 @@ struct Registry {
 
 std::string InfoString(cl_device_id id, cl_device_info what) {
   size_t size = 0;
-  if (Cl().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS) return "";
+  if (Cl().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS)
+    return "";
   std::string text(size, '\0');
   Cl().clGetDeviceInfo(id, what, size, text.data(), nullptr);
   while (!text.empty() && text.back() == '\0') text.pop_back();
@@ -55,12 +56,13 @@ Registry* Discover() {
   cl_uint platform_count = 0;
   cl_int err = Cl().clGetPlatformIDs(0, nullptr, &platform_count);
   if (err != CL_SUCCESS || platform_count == 0) {
-    r->why = "the OpenCL ICD loader is there but found no platform "
-             "(clGetPlatformIDs: " +
-             ErrorName(err) +
-             "): no ICD is installed (e.g. pocl-opencl-icd), or each one "
-             "failed to load (a memory or file-descriptor limit can cause "
-             "this; OCL_ICD_VENDORS names where the loader looks)";
+    r->why =
+        "the OpenCL ICD loader is there but found no platform "
+        "(clGetPlatformIDs: " +
+        ErrorName(err) +
+        "): no ICD is installed (e.g. pocl-opencl-icd), or each one "
+        "failed to load (a memory or file-descriptor limit can cause "
+        "this; OCL_ICD_VENDORS names where the loader looks)";
     return r;
   }
   std::vector<cl_platform_id> platforms(platform_count);
@@ -73,7 +75,8 @@ Registry* Discover() {
       continue;
     }
     std::vector<cl_device_id> ids(count);
-    Cl().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr);
+    Cl().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(),
+                        nullptr);
     for (cl_device_id id : ids) {
       auto state = std::make_unique<DeviceState>();
       Device& d = state->device;
@@ -82,8 +85,8 @@ Registry* Discover() {
       d.fp64 = InfoString(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") !=
                std::string::npos;
       cl_device_fp_config config = 0;
-      Cl().clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(config), &config,
-                      nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(config),
+                           &config, nullptr);
       d.denormals = (config & CL_FP_DENORM) != 0;
       cl_device_fp_config config64 = 0;
       if (d.fp64) {
@@ -91,12 +94,12 @@ Registry* Discover() {
                              &config64, nullptr);
       }
       d.denormals64 = (config64 & CL_FP_DENORM) != 0;
-      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc),
-                      &d.max_alloc, nullptr);
-      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(d.max_group),
-                      &d.max_group, nullptr);
-      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(d.compute_units),
-                      &d.compute_units, nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                           sizeof(d.max_alloc), &d.max_alloc, nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                           sizeof(d.max_group), &d.max_group, nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS,
+                           sizeof(d.compute_units), &d.compute_units, nullptr);
       r->devices.push_back(std::move(state));
     }
   }
@@ -130,21 +133,23 @@ void Build(DeviceState* state) {
     return;
   }
   const char* source = gpu::kOpenClSource;
-  s.program = Cl().clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
+  s.program =
+      Cl().clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
   if (err == CL_SUCCESS) {
     // No -cl-fast-relaxed-math, -cl-mad-enable or -cl-denorms-are-zero: the
     // contract wants one correctly rounded multiply with denormals kept.
-    err = Cl().clBuildProgram(s.program, 1, &id, "-cl-std=CL1.2", nullptr, nullptr);
+    err = Cl().clBuildProgram(s.program, 1, &id, "-cl-std=CL1.2", nullptr,
+                              nullptr);
   }
   if (err != CL_SUCCESS) {
     std::string log;
     size_t size = 0;
     if (s.program != nullptr &&
-        Cl().clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, 0, nullptr,
-                              &size) == CL_SUCCESS) {
+        Cl().clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, 0,
+                                   nullptr, &size) == CL_SUCCESS) {
       log.resize(size);
       Cl().clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, size,
-                            log.data(), nullptr);
+                                 log.data(), nullptr);
     }
     state->status = LRELU_STATUS_INTERNAL;
     state->error = "building lrelu.cl failed: " + ErrorName(err) + ": " + log;

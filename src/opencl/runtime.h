@@ -15,12 +15,12 @@ namespace lrelu::opencl {
 
 struct Device {
   cl_device_id id = nullptr;
-  std::string name;        // "<platform>: <device>"
-  bool fp64 = false;       // cl_khr_fp64: float64 kernels are built
-  bool denormals = false;  // CL_FP_DENORM in the float32 config
+  std::string name;          // "<platform>: <device>"
+  bool fp64 = false;         // cl_khr_fp64: float64 kernels are built
+  bool denormals = false;    // CL_FP_DENORM in the float32 config
   bool denormals64 = false;  // CL_FP_DENORM in the float64 config
-  cl_ulong max_alloc = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
-  size_t max_group = 1;    // CL_DEVICE_MAX_WORK_GROUP_SIZE
+  cl_ulong max_alloc = 0;    // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  size_t max_group = 1;      // CL_DEVICE_MAX_WORK_GROUP_SIZE
   cl_uint compute_units = 1;
 };
 

@@ -109,8 +109,8 @@ void AddBlocks(std::vector<Variant>* out) {
   for (int bps : {4, 8, 16}) {
     for (int min_blocks : {1, 8}) {
       Variant v;
-      v.name = "vec4_ilp" + std::to_string(kIlp) +
-               (kCache ? "_cs" : "_plain") + "_bps" + std::to_string(bps) +
+      v.name = "vec4_ilp" + std::to_string(kIlp) + (kCache ? "_cs" : "_plain") +
+               "_bps" + std::to_string(bps) +
                (min_blocks > 1 ? "_lb8" : "_lb1") +
                (kOneLoad ? "" : "_twoload");
       v.ilp = kIlp;
@@ -148,7 +148,12 @@ std::vector<Variant> Variants(bool forward) {
     AddBlocks<T, false, 2, kCacheStreaming>(&out);
     AddBlocks<T, false, 4, kCacheStreaming>(&out);
   }
-  Variant scalar{"scalar_bps8", 0, 0, 1, 8, forward,
+  Variant scalar{"scalar_bps8",
+                 0,
+                 0,
+                 1,
+                 8,
+                 forward,
                  forward ? &LaunchScalar<T, true> : &LaunchScalar<T, false>};
   out.push_back(scalar);
   return out;
@@ -170,8 +175,10 @@ std::vector<Variant> VariantsOf(lrelu_dtype_t dtype, bool forward) {
 int g_sms = 1;
 
 int Blocks(long long units, int blocks_per_sm) {
-  const long long wanted = std::max<long long>(1, (units + kThreads - 1) / kThreads);
-  return static_cast<int>(std::min<long long>(wanted, 1LL * g_sms * blocks_per_sm));
+  const long long wanted =
+      std::max<long long>(1, (units + kThreads - 1) / kThreads);
+  return static_cast<int>(
+      std::min<long long>(wanted, 1LL * g_sms * blocks_per_sm));
 }
 
 // Median and minimum (microseconds) of reps timed calls; call(k) runs the
@@ -241,7 +248,8 @@ void FillRandom(lrelu_dtype_t dtype, unsigned char* d, size_t bytes) {
   const size_t elem = lrelu_dtype_size(dtype);
   const size_t chunk_n = (size_t{1} << 24) / elem;
   std::mt19937_64 rng(99);
-  std::vector<unsigned char> host = lrelu::testing::RandomBits(dtype, chunk_n, rng);
+  std::vector<unsigned char> host =
+      lrelu::testing::RandomBits(dtype, chunk_n, rng);
   const size_t chunk = chunk_n * elem;
   size_t done = std::min(bytes, chunk);
   CHECK_CUDA(cudaMemcpy(d, host.data(), done, cudaMemcpyHostToDevice));
@@ -259,10 +267,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const int value = std::atoi(argv[i + 1]);
-    if (a == "--min-log2") min_log2 = value;
-    else if (a == "--max-log2") max_log2 = value;
-    else if (a == "--step") step = std::max(1, value);
-    else if (a == "--reps") reps = std::max(5, value);
+    if (a == "--min-log2")
+      min_log2 = value;
+    else if (a == "--max-log2")
+      max_log2 = value;
+    else if (a == "--step")
+      step = std::max(1, value);
+    else if (a == "--reps")
+      reps = std::max(5, value);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -302,7 +314,8 @@ int main(int argc, char** argv) {
       const char* pass = forward ? "forward" : "gradient";
       const std::vector<Variant> variants = VariantsOf(dtype, forward);
       std::vector<int> exact(variants.size(), 1);
-      std::mt19937_64 rng(static_cast<unsigned>(dtype) * 31u + (forward ? 1 : 2));
+      std::mt19937_64 rng(static_cast<unsigned>(dtype) * 31u +
+                          (forward ? 1 : 2));
       const auto x = lrelu::testing::RandomBits(dtype, kCheckN, rng);
       const auto dy = lrelu::testing::RandomBits(dtype, kCheckN, rng);
       CHECK_CUDA(cudaMemcpy(pdy + kCheckAt * elem, x.data(), kCheckN * elem,
@@ -313,11 +326,12 @@ int main(int argc, char** argv) {
         for (double alpha : {0.01, 1e-40, -0.5}) {
           std::string why;
           // v (x or dy) at px, s (x) at pdy.
-          if (!Exact(variants[k], dtype, forward, alpha, x, dy, px, pdy, py, &why)) {
+          if (!Exact(variants[k], dtype, forward, alpha, x, dy, px, pdy, py,
+                     &why)) {
             exact[k] = 0;
             ++failures;
-            std::fprintf(stderr, "NOT EXACT %s %s %s alpha %g: %s\n", dname, pass,
-                         variants[k].name.c_str(), alpha, why.c_str());
+            std::fprintf(stderr, "NOT EXACT %s %s %s alpha %g: %s\n", dname,
+                         pass, variants[k].name.c_str(), alpha, why.c_str());
           }
         }
       }
@@ -334,42 +348,58 @@ int main(int argc, char** argv) {
         };
         const double moved = static_cast<double>(streams) * bytes;
         double memcpy_us, copy_us = 0, min_us;
-        Time(reps, [&](int k) {
-          CHECK_CUDA(cudaMemcpyAsync(at(py, k), at(px, k), bytes, cudaMemcpyDeviceToDevice));
-        }, &memcpy_us, &min_us);
+        Time(
+            reps,
+            [&](int k) {
+              CHECK_CUDA(cudaMemcpyAsync(at(py, k), at(px, k), bytes,
+                                         cudaMemcpyDeviceToDevice));
+            },
+            &memcpy_us, &min_us);
         const double memcpy_gbps = 2.0 * bytes / memcpy_us / 1e3;
-        auto row = [&](const char* impl, const std::string& variant, int ilp, int cache,
-                       int bps, int min_blocks, double med, double mn, double gbps,
-                       double copy_kernel_gbps, int ok) {
-          std::printf("%s,%s,%d,%lld,%s,%s,%d,%d,%d,%d,%.2f,%.2f,%.1f,%.4f,%.4f,%d\n",
-                      dname, pass, log2, n, impl, variant.c_str(), ilp, cache, bps,
-                      min_blocks, med, mn, gbps, gbps / memcpy_gbps,
-                      copy_kernel_gbps > 0 ? gbps / copy_kernel_gbps : 0.0, ok);
+        auto row = [&](const char* impl, const std::string& variant, int ilp,
+                       int cache, int bps, int min_blocks, double med,
+                       double mn, double gbps, double copy_kernel_gbps,
+                       int ok) {
+          std::printf(
+              "%s,%s,%d,%lld,%s,%s,%d,%d,%d,%d,%.2f,%.2f,%.1f,%.4f,%.4f,%d\n",
+              dname, pass, log2, n, impl, variant.c_str(), ilp, cache, bps,
+              min_blocks, med, mn, gbps, gbps / memcpy_gbps,
+              copy_kernel_gbps > 0 ? gbps / copy_kernel_gbps : 0.0, ok);
         };
-        row("memcpy", "cudaMemcpy", 0, 0, 0, 0, memcpy_us, min_us, memcpy_gbps, 0, 1);
+        row("memcpy", "cudaMemcpy", 0, 0, 0, 0, memcpy_us, min_us, memcpy_gbps,
+            0, 1);
         double copy_gbps[17] = {0};
         for (int bps : {4, 8, 16}) {
           const long long vectors = static_cast<long long>(bytes / 16);
-          Time(reps, [&](int k) {
-            CopyKernel<<<Blocks(vectors, bps), kThreads>>>(
-                reinterpret_cast<const uint4*>(at(px, k)), reinterpret_cast<uint4*>(at(py, k)),
-                vectors);
-          }, &copy_us, &min_us);
+          Time(
+              reps,
+              [&](int k) {
+                CopyKernel<<<Blocks(vectors, bps), kThreads>>>(
+                    reinterpret_cast<const uint4*>(at(px, k)),
+                    reinterpret_cast<uint4*>(at(py, k)), vectors);
+              },
+              &copy_us, &min_us);
           copy_gbps[bps] = 2.0 * bytes / copy_us / 1e3;
-          row("copy_kernel", "copy_ilp2_bps" + std::to_string(bps), 2, 0, bps, 1, copy_us,
-              min_us, copy_gbps[bps], copy_gbps[bps], 1);
+          row("copy_kernel", "copy_ilp2_bps" + std::to_string(bps), 2, 0, bps,
+              1, copy_us, min_us, copy_gbps[bps], copy_gbps[bps], 1);
         }
         for (size_t k = 0; k < variants.size(); ++k) {
           const Variant& v = variants[k];
-          const long long units = v.ilp ? static_cast<long long>(bytes / 16) : n;
+          const long long units =
+              v.ilp ? static_cast<long long>(bytes / 16) : n;
           const int blocks = Blocks(units, v.blocks_per_sm);
           double med;
-          Time(reps, [&](int r) {
-            unsigned char* x = at(px, r);
-            v.launch(forward ? x : at(pdy, r), x, at(py, r), n, 0, 0.01, blocks);
-          }, &med, &min_us);
-          row("lrelu_kernel", v.name, v.ilp, v.cache, v.blocks_per_sm, v.min_blocks, med,
-              min_us, moved / med / 1e3, copy_gbps[v.blocks_per_sm], exact[k]);
+          Time(
+              reps,
+              [&](int r) {
+                unsigned char* x = at(px, r);
+                v.launch(forward ? x : at(pdy, r), x, at(py, r), n, 0, 0.01,
+                         blocks);
+              },
+              &med, &min_us);
+          row("lrelu_kernel", v.name, v.ilp, v.cache, v.blocks_per_sm,
+              v.min_blocks, med, min_us, moved / med / 1e3,
+              copy_gbps[v.blocks_per_sm], exact[k]);
         }
         // The library's own call: plan once, execute per repetition.
         lrelu_options_t options;
@@ -378,20 +408,25 @@ int main(int argc, char** argv) {
         const int64_t shape[1] = {n};
         double med = 0;
         bool planned = true;
-        Time(reps, [&](int r) {
-          unsigned char* x = at(px, r);
-          lrelu_tensor_t tx = {x, dtype, 1, shape, nullptr};
-          lrelu_tensor_t tdy = {at(pdy, r), dtype, 1, shape, nullptr};
-          lrelu_tensor_t ty = {at(py, r), dtype, 1, shape, nullptr};
-          const lrelu_status_t status =
-              forward ? lrelu_leaky_relu(&tx, 0.01, &ty, &options)
-                      : lrelu_leaky_relu_backward(&tdy, &tx, 0.01, LRELU_GRAD_FROM_X, &ty,
-                                                  &options);
-          if (status != LRELU_STATUS_OK && planned) {
-            planned = false;
-            std::fprintf(stderr, "library call failed: %s\n", lrelu_last_error());
-          }
-        }, &med, &min_us);
+        Time(
+            reps,
+            [&](int r) {
+              unsigned char* x = at(px, r);
+              lrelu_tensor_t tx = {x, dtype, 1, shape, nullptr};
+              lrelu_tensor_t tdy = {at(pdy, r), dtype, 1, shape, nullptr};
+              lrelu_tensor_t ty = {at(py, r), dtype, 1, shape, nullptr};
+              const lrelu_status_t status =
+                  forward
+                      ? lrelu_leaky_relu(&tx, 0.01, &ty, &options)
+                      : lrelu_leaky_relu_backward(
+                            &tdy, &tx, 0.01, LRELU_GRAD_FROM_X, &ty, &options);
+              if (status != LRELU_STATUS_OK && planned) {
+                planned = false;
+                std::fprintf(stderr, "library call failed: %s\n",
+                             lrelu_last_error());
+              }
+            },
+            &med, &min_us);
         if (!planned) ++failures;
         row("lrelu_library", "auto", 0, 0, 0, 0, med, min_us, moved / med / 1e3,
             copy_gbps[8], planned ? 1 : 0);

@@ -354,8 +354,8 @@ TEST_F(CudaDeviceTest, MoreThan2To31Elements) {
     size_t free_bytes = 0, total = 0;
     ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
     if (free_bytes < 2 * bytes + (size_t{1} << 30)) {
-      GTEST_SKIP() << "not enough device memory for 2 x " << bytes
-                   << " bytes (" << free_bytes << " free)";
+      GTEST_SKIP() << "not enough device memory for 2 x " << bytes << " bytes ("
+                   << free_bytes << " free)";
     }
     std::mt19937_64 rng(41);
     const auto x = testing::RandomBits(dtype, period, rng);

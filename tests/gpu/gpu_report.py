@@ -80,6 +80,17 @@ def bench_tables(kernels, peers):
     verdict = (f"goal >= {GOAL} x cudaMemcpy at >= 2^{GOAL_LOG2} (library call): "
                + ("MET for every dtype and pass" if not misses else
                   "MISSED at " + "; ".join(misses)))
+    # The library against torch and Triton at every size (same method).
+    behind = []
+    for key, rows in sorted(by_key.items()):
+        library = next((r for r in rows if r["impl"] == "lrelu_library"), None)
+        for peer_name, peer in sorted(peer_key.get(key, {}).items()):
+            if peer_name in ("torch", "triton") and library and \
+                    float(library["gbps"]) < float(peer["gbps"]):
+                behind.append(f"{key[0]} {key[1]} 2^{key[2]} < {peer_name}")
+    if peer_key:
+        verdict += "\n\nlibrary >= torch and Triton at every size: " + (
+            "yes" if not behind else "no: " + "; ".join(behind))
     lines += ["", "Best exact variant at >= 2^%d elements (most wins):" % GOAL_LOG2, ""]
     lines += [f"- {d} {p}: {v}" for (d, p), v in sorted(chosen.items())]
     return lines, verdict, chosen
@@ -130,6 +141,10 @@ def self_test():
         assert "MISSED at float32 forward 2^26: library 0.85" in verdict, verdict
         assert any("| good |" in line and "not run" in line for line in lines), lines
         assert report(d) == 1  # a kernel row is not exact
+        peers = [{"dtype": "float32", "pass": "forward", "log2n": "26", "impl": "torch",
+                  "gbps": "3500"}]
+        _, verdict, _ = bench_tables(read_csv(os.path.join(d, "bench_kernels.csv")), peers)
+        assert "no: float32 forward 2^26 < torch" in verdict, verdict
     print("gpu_report self-test: ok")
     return 0
 

@@ -13,7 +13,9 @@
 #   cuda_library   cuda_test with LRELU_REQUIRE_CUDA=1: every dtype x pass x
 #                  variant, sizes 0..300 x heads, in place, subnormal alpha,
 #                  misaligned pointers refused, streams, 2^31+77 elements
-#   cuda_contract  lrelu test --backend cuda (the contract's cases)
+#   cuda_contract  the contract's cases (contract/v1/test.json) on the CUDA
+#                  backend, every variant, in place and not (the CLI's
+#                  `lrelu test` has host memory only, which CUDA refuses)
 #   nvrtc_flags    the emitted source built by NVRTC under --use_fast_math /
 #                  -ftz=true, run and compared (CuPy)
 #   torch_interop  liblrelu on torch's device memory and streams
@@ -181,14 +183,6 @@ if [ "$NO_DEVICE" = 1 ]; then
 else
   export LRELU_REQUIRE_CUDA=1
   gtest_step cuda_library 200 cuda_test
-  s0=$SECONDS
-  out="$(run_bin 60 "$BIN/lrelu" test --backend cuda 2>&1)"; rc=$?
-  echo "$out" | tail -3
-  if [ $rc = 0 ] && echo "$out" | grep -qE '^[0-9]+ passed, 0 failed$'; then
-    record cuda_contract PASS $((SECONDS - s0)) "$(echo "$out" | tail -2 | head -1)"
-  else
-    record cuda_contract FAIL $((SECONDS - s0)) "exit $rc: $(echo "$out" | tail -1)"
-  fi
   # Python steps: exit 3 = NOT RUN (torch / cupy absent), reason printed.
   py_step() {
     local step="$1" t="$2"; shift 2
@@ -203,6 +197,7 @@ else
     esac
     rm -f "$out"
   }
+  py_step cuda_contract 60 "$ROOT/tests/gpu/gpu_check.py" contract "$LIBLRELU"
   py_step nvrtc_flags 90 "$ROOT/tests/gpu/cuda_code_check.py" run --liblrelu "$LIBLRELU"
   py_step torch_interop 90 "$ROOT/tests/gpu/gpu_check.py" interop "$LIBLRELU"
   s0=$SECONDS

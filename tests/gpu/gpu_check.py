@@ -7,6 +7,7 @@ torch and Triton. The NumPy statement of contract v1 below is the oracle;
   gpu_check.py self-test LIBLRELU
   gpu_check.py interop LIBLRELU      torch tensors, streams, in place,
                                      misaligned refusal (exit 3: not run)
+  gpu_check.py contract LIBLRELU     the contract's cases on the CUDA backend
   gpu_check.py bench LIBLRELU --csv F [--min-log2 20] [--max-log2 30]
                                      torch F.leaky_relu and its gradient,
                                      Triton, torch copy_, liblrelu via ctypes
@@ -281,6 +282,87 @@ def interop(path):
     return 1 if failures else 0
 
 
+# -------------------------------------------------------------- contract
+
+CUDA_VARIANTS = (None, b"vec4", b"scalar")
+
+
+def contract(path, test_json):
+    """The contract's cases (contract/v1/test.json) through liblrelu's CUDA
+    backend on torch device memory: every variant (auto, vec4, scalar), in
+    place and not, expected bits compared (any NaN where `anynan` says),
+    expected refusals checked. `lrelu test --backend cuda` cannot do this:
+    the CLI has host memory only."""
+    import json
+    torch = cuda_torch()
+    if torch is None:
+        return NOT_RUN
+    lr = Lrelu(path)
+    by_name = {"float32": F32, "float16": F16, "bfloat16": BF16, "float64": F64}
+    cases = json.load(open(test_json))["cases"]
+    failures = runs = 0
+    for case in cases:
+        dtype = by_name[case["dtype"]]
+        t = BITS[dtype]
+        alpha_attr = case["attributes"].get("alpha")
+        alpha = 0.01 if alpha_attr is None else \
+            float(np.array([int(alpha_attr["f64"], 16)], np.uint64).view(np.float64)[0])
+        gradient = case["op"] == "backward"
+        source = 1 if case["attributes"].get("grad_source") == "y" else 0
+        ins = case["inputs"]
+        v = np.array([int(h, 16) for h in (ins["dy"] if gradient else ins["x"])], t)
+        s = np.array([int(h, 16) for h in (ins.get("y", ins.get("x")) if gradient
+                                          else ins["x"])], t)
+        out_name = "dx" if gradient else "y"
+        for variant in CUDA_VARIANTS:
+            for in_place in (False, True):
+                runs += 1
+                dv = torch.from_numpy(v.view(getattr(np, TORCH_INT[dtype])).copy()).cuda()
+                ds = torch.from_numpy(s.view(getattr(np, TORCH_INT[dtype])).copy()).cuda()
+                dout = dv if in_place else torch.empty_like(dv)
+                n = v.size
+                if n == 0:
+                    continue
+                lr.options.variant = variant
+                shape = (ctypes.c_int64 * 1)(n)
+                tv, ts, to = (Tensor(x.data_ptr(), dtype, 1, shape, None)
+                              for x in (dv, ds, dout))
+                if gradient:
+                    status = lr.lib.lrelu_leaky_relu_backward(
+                        ctypes.byref(tv), ctypes.byref(ts), alpha, source, ctypes.byref(to),
+                        ctypes.byref(lr.options))
+                else:
+                    status = lr.lib.lrelu_leaky_relu(ctypes.byref(tv), alpha,
+                                                     ctypes.byref(to), ctypes.byref(lr.options))
+                torch.cuda.synchronize()
+                if "expected_error" in case:
+                    if status != 9:  # LRELU_STATUS_INVALID_ALPHA
+                        failures += 1
+                        if failures <= 20:
+                            print(f"FAIL {case['id']}: status {status}, expected a refusal")
+                    continue
+                if status != 0:
+                    failures += 1
+                    if failures <= 20:
+                        print(f"FAIL {case['id']} variant={variant} in_place={in_place}: "
+                              f"status {status}: {lr.error()}")
+                    continue
+                got = dout.cpu().numpy().view(t)
+                want = np.array([int(h, 16) for h in case["expected"][out_name]], t)
+                ok = got == want
+                for i in case.get("anynan", {}).get(out_name, []):
+                    ok[i] = bool(is_nan(dtype, got[i:i + 1])[0])
+                if not ok.all():
+                    failures += 1
+                    if failures <= 20:
+                        print(f"FAIL {case['id']} variant={variant} in_place={in_place}: "
+                              f"{int((~ok).sum())} elements differ")
+    lr.options.variant = None
+    print(f"contract on cuda: {len(cases)} cases x 6 configurations ({runs} runs), "
+          f"{failures} failing")
+    return 1 if failures else 0
+
+
 # ----------------------------------------------------------------- bench
 
 def triton_kernels():
@@ -414,7 +496,7 @@ def bench(path, csv_path, min_log2, max_log2, reps):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["self-test", "interop", "bench"])
+    parser.add_argument("mode", choices=["self-test", "interop", "contract", "bench"])
     parser.add_argument("liblrelu")
     parser.add_argument("--csv")
     parser.add_argument("--min-log2", type=int, default=20)
@@ -426,6 +508,9 @@ def main():
         return 0
     if args.mode == "interop":
         return interop(args.liblrelu)
+    if args.mode == "contract":
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        return contract(args.liblrelu, os.path.join(root, "contract", "v1", "test.json"))
     return bench(args.liblrelu, args.csv, args.min_log2, args.max_log2, max(5, args.reps))
 
 

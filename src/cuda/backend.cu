@@ -21,19 +21,27 @@
 namespace lrelu_cuda {
 
 // The kernels the backend launches; lrelu_kernel_source emits the same
-// bodies behind extern "C" names for NVRTC users.
-template <class T>
-__global__ void ScalarKernel(const typename T::Bits* v,
-                             const typename T::Bits* s, typename T::Bits* out,
-                             long long n, typename T::Alpha alpha) {
-  Scalar<T>(v, s, out, n, alpha);
+// bodies behind extern "C" names for NVRTC users. kOneLoad: v == s (the
+// forward pass), x is loaded once.
+constexpr int kThreads = 256;
+// Vectors per thread per loop step in the vec4 body (loads before stores).
+// scripts/gpu-check.sh times 1, 2 and 4 (and the cache hints, blocks per
+// SM, launch bounds) side by side; set these from its variant table.
+constexpr int kIlp = 2;
+
+template <class T, bool kOneLoad>
+__global__ void __launch_bounds__(kThreads)
+    ScalarKernel(const typename T::Bits* v, const typename T::Bits* s,
+                 typename T::Bits* out, long long n, typename T::Alpha alpha) {
+  Scalar<T, kOneLoad>(v, s, out, n, alpha);
 }
 
-template <class T>
-__global__ void Vec4Kernel(const typename T::Bits* v, const typename T::Bits* s,
-                           typename T::Bits* out, long long n, long long head,
-                           typename T::Alpha alpha) {
-  Vec4<T>(v, s, out, n, head, alpha);
+template <class T, bool kOneLoad>
+__global__ void __launch_bounds__(kThreads)
+    Vec4Kernel(const typename T::Bits* v, const typename T::Bits* s,
+               typename T::Bits* out, long long n, long long head,
+               typename T::Alpha alpha) {
+  Vec4<T, kOneLoad, kIlp>(v, s, out, n, head, alpha);
 }
 
 }  // namespace lrelu_cuda
@@ -41,7 +49,7 @@ __global__ void Vec4Kernel(const typename T::Bits* v, const typename T::Bits* s,
 namespace lrelu {
 namespace {
 
-constexpr int kThreads = 256;
+using lrelu_cuda::kThreads;
 // Blocks per SM: enough resident warps to cover memory latency; the kernels
 // loop over the grid, so more would only add scheduling.
 constexpr int kBlocksPerSm = 8;
@@ -90,7 +98,7 @@ typedef void (*Launch)(const void* v, const void* s, void* out, long long n,
                        long long head, double alpha, int blocks,
                        cudaStream_t stream);
 
-template <class T, bool kVec4>
+template <class T, bool kVec4, bool kOneLoad>
 void LaunchKernel(const void* v, const void* s, void* out, long long n,
                   long long head, double alpha, int blocks,
                   cudaStream_t stream) {
@@ -102,10 +110,10 @@ void LaunchKernel(const void* v, const void* s, void* out, long long n,
   const auto* sb = static_cast<const Bits*>(s);
   auto* ob = static_cast<Bits*>(out);
   if (kVec4) {
-    lrelu_cuda::Vec4Kernel<T>
+    lrelu_cuda::Vec4Kernel<T, kOneLoad>
         <<<blocks, kThreads, 0, stream>>>(vb, sb, ob, n, head, a);
   } else {
-    lrelu_cuda::ScalarKernel<T>
+    lrelu_cuda::ScalarKernel<T, kOneLoad>
         <<<blocks, kThreads, 0, stream>>>(vb, sb, ob, n, a);
   }
 }
@@ -119,21 +127,60 @@ struct CudaState {
 };
 static_assert(sizeof(CudaState) <= sizeof(Plan::state), "state too small");
 
-Launch PickLaunch(lrelu_dtype_t dtype, bool vec4) {
+template <class T>
+Launch PickLaunchOf(bool vec4, bool one_load) {
+  if (vec4) {
+    return one_load ? &LaunchKernel<T, true, true>
+                    : &LaunchKernel<T, true, false>;
+  }
+  return one_load ? &LaunchKernel<T, false, true>
+                  : &LaunchKernel<T, false, false>;
+}
+
+Launch PickLaunch(lrelu_dtype_t dtype, bool vec4, bool one_load) {
   using namespace lrelu_cuda;
   switch (dtype) {
     case LRELU_DTYPE_FLOAT32:
-      return vec4 ? &LaunchKernel<F32, true> : &LaunchKernel<F32, false>;
+      return PickLaunchOf<F32>(vec4, one_load);
     case LRELU_DTYPE_FLOAT16:
-      return vec4 ? &LaunchKernel<F16, true> : &LaunchKernel<F16, false>;
+      return PickLaunchOf<F16>(vec4, one_load);
     case LRELU_DTYPE_BFLOAT16:
-      return vec4 ? &LaunchKernel<BF16, true> : &LaunchKernel<BF16, false>;
+      return PickLaunchOf<BF16>(vec4, one_load);
     case LRELU_DTYPE_FLOAT64:
-      return vec4 ? &LaunchKernel<F64, true> : &LaunchKernel<F64, false>;
+      return PickLaunchOf<F64>(vec4, one_load);
     default:
       break;
   }
   return nullptr;
+}
+
+// A pointer that is not a multiple of the element size (a float32 at an
+// address = 2 mod 4) would fault inside the kernel with the sticky
+// cudaErrorMisalignedAddress, which ruins the caller's context; refuse it
+// here instead.
+lrelu_status_t CheckElementAligned(const Problem& p) {
+  const struct {
+    const void* data;
+    const char* name;
+  } operands[3] = {
+      {p.v, p.op == Op::kForward ? "x" : "dy"},
+      {p.s, p.op == Op::kForward ? "x" : "x (or y)"},
+      {p.out, p.op == Op::kForward ? "y" : "dx"},
+  };
+  for (const auto& operand : operands) {
+    const auto address = reinterpret_cast<uintptr_t>(operand.data);
+    if (address % p.elem_size != 0) {
+      return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                  "backend cuda needs element-aligned data, but %s.data (%p) "
+                  "is %u bytes past a multiple of %u (%s); the cpu backend "
+                  "takes any alignment",
+                  operand.name, operand.data,
+                  static_cast<unsigned>(address % p.elem_size),
+                  static_cast<unsigned>(p.elem_size),
+                  lrelu_dtype_name(p.dtype));
+    }
+  }
+  return LRELU_STATUS_OK;
 }
 
 // Host memory the device cannot read would fault inside the kernel; say so
@@ -201,13 +248,13 @@ lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   lrelu_status_t status = CheckDevicePointer(p.v, "v");
   if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.s, "s");
   if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.out, "out");
+  if (status == LRELU_STATUS_OK) status = CheckElementAligned(p);
   if (status != LRELU_STATUS_OK) return status;
 
   // 16-byte accesses need v, s and out at the same offset from a 16-byte
   // boundary; otherwise (or when asked) every element goes one by one.
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
   const bool same_phase =
-      out_address % p.elem_size == 0 &&
       reinterpret_cast<uintptr_t>(p.v) % 16 == out_address % 16 &&
       reinterpret_cast<uintptr_t>(p.s) % 16 == out_address % 16;
   if (want_vec4 && !same_phase && name != nullptr &&
@@ -218,7 +265,7 @@ lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   }
   const bool vec4 = want_vec4 && same_phase;
   CudaState state{};
-  state.launch = PickLaunch(p.dtype, vec4);
+  state.launch = PickLaunch(p.dtype, vec4, p.v == p.s);
   state.device = options.device;
   state.stream = static_cast<cudaStream_t>(options.stream);
   state.head =

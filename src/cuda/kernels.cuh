@@ -3,27 +3,53 @@
 //
 // Works on raw storage bits: the sign test is an integer test and lanes
 // that are not strictly negative are copied as bits, so +-0, +inf and every
-// NaN pass through untouched. The product is __fmul_rn / __dmul_rn, which
-// nvcc never contracts into an FMA; the file is also built with
-// -fmad=false -ftz=false -prec-div=true. float16 rounds with
-// __float2half_rn (RNE, subnormals kept); bfloat16 with integer RNE.
+// NaN pass through untouched. Every floating-point instruction is inline
+// PTX (mul.rn.f32 / mul.rn.f64, cvt.rn.f16.f32, cvt.f32.f16): no compiler
+// flag can flush, contract or approximate them, so the text emitted for
+// NVRTC (lrelu_kernel_source) stays exact under --use_fast_math or
+// -ftz=true. (__fmul_rn would not: it becomes mul.rn.ftz.f32 under -ftz.)
+// bfloat16 rounds with integer RNE. No branches per lane: the product is
+// computed for every lane and selected.
 //
-// Layout of a call (see LRELU_CUDA_BODY): the elements before the first
-// 16-byte boundary of out ("head") and after the last one ("tail") are done
-// one by one; the aligned body in between moves 16 bytes per load and store
-// (uint4: 4 float32, 8 float16/bfloat16 or 2 float64 lanes). The host picks
-// the vec4 kernel only when v, s and out share their address modulo 16.
-// Self-contained (only <cuda_fp16.h>), so NVRTC can compile the emitted text.
+// Layout of a vec4 call: the elements before the first 16-byte boundary of
+// out ("head") and after the last one ("tail") are done one by one; the
+// aligned body in between moves 16 bytes per load and store (uint4: 4
+// float32, 8 float16/bfloat16 or 2 float64 lanes), kIlp vectors per thread
+// and loop step with every load issued before the first store. The host
+// picks vec4 only when v, s and out share their address modulo 16; every
+// pointer must be element-aligned (the host refuses others).
+// Self-contained (no #include), so NVRTC compiles the emitted text as is.
 #ifndef LRELU_SRC_CUDA_KERNELS_CUH_
 #define LRELU_SRC_CUDA_KERNELS_CUH_
-
-#include <cuda_fp16.h>
 
 namespace lrelu_cuda {
 
 typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
+
+// ------------------------------------------------------- exact arithmetic
+
+__device__ __forceinline__ float MulRn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ double MulRn(double a, double b) {
+  double r;
+  asm("mul.rn.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+__device__ __forceinline__ float HalfBitsToFloat(u16 h) {  // exact
+  float r;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h));
+  return r;
+}
+__device__ __forceinline__ u16 FloatToHalfBits(float f) {  // RNE, subnormals
+  u16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+  return r;
+}
 
 // ---------------------------------------------------------- one element
 
@@ -45,8 +71,8 @@ struct F32 {
   typedef u32 Bits;
   typedef float Alpha;
   static __device__ __forceinline__ Bits Apply(Bits v, Bits s, float alpha) {
-    const float product = __fmul_rn(__uint_as_float(v), alpha);
-    return Negative32(s) ? __float_as_uint(product) : v;
+    const u32 product = __float_as_uint(MulRn(__uint_as_float(v), alpha));
+    return Negative32(s) ? product : v;
   }
 };
 
@@ -54,9 +80,8 @@ struct F16 {
   typedef u16 Bits;
   typedef float Alpha;
   static __device__ __forceinline__ Bits Apply(Bits v, Bits s, float alpha) {
-    if (!NegativeF16(s)) return v;
-    const float wide = __half2float(__ushort_as_half(v));  // exact
-    return __half_as_ushort(__float2half_rn(__fmul_rn(wide, alpha)));
+    const u16 product = FloatToHalfBits(MulRn(HalfBitsToFloat(v), alpha));
+    return NegativeF16(s) ? product : v;
   }
 };
 
@@ -64,12 +89,12 @@ struct BF16 {
   typedef u16 Bits;
   typedef float Alpha;
   static __device__ __forceinline__ Bits Apply(Bits v, Bits s, float alpha) {
-    if (!NegativeBF16(s)) return v;
-    const u32 u =
-        __float_as_uint(__fmul_rn(__uint_as_float(u32{v} << 16), alpha));
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-      return static_cast<Bits>((u >> 16) | 0x40u);
-    return static_cast<Bits>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+    const u32 u = __float_as_uint(MulRn(__uint_as_float(u32{v} << 16), alpha));
+    // RNE to the upper half; a NaN product stays NaN (quiet bit set).
+    const u32 rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    const u32 product =
+        (u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : rounded;
+    return NegativeBF16(s) ? static_cast<Bits>(product) : v;
   }
 };
 
@@ -77,16 +102,59 @@ struct F64 {
   typedef u64 Bits;
   typedef double Alpha;
   static __device__ __forceinline__ Bits Apply(Bits v, Bits s, double alpha) {
-    const double product =
-        __dmul_rn(__longlong_as_double(static_cast<long long>(v)), alpha);
-    return Negative64(s) ? static_cast<u64>(__double_as_longlong(product)) : v;
+    const u64 product = static_cast<u64>(__double_as_longlong(
+        MulRn(__longlong_as_double(static_cast<long long>(v)), alpha)));
+    return Negative64(s) ? product : v;
   }
 };
 
+// ------------------------------------------------------ 16-byte accesses
+
+// kCacheDefault: plain ld/st. kCacheStreaming: ld.global.cs / st.global.cs
+// (evict-first: each byte is touched once). Device pointers only.
+enum { kCacheDefault = 0, kCacheStreaming = 1 };
+
+template <int kCache>
+__device__ __forceinline__ uint4 Load16(const uint4* p) {
+  if (kCache == kCacheStreaming) {
+    uint4 r;
+    asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return r;
+  }
+  return *p;
+}
+
+template <int kCache>
+__device__ __forceinline__ void Store16(uint4* p, uint4 v) {
+  if (kCache == kCacheStreaming) {
+    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p),
+                 "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                 : "memory");
+  } else {
+    *p = v;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ uint4 Apply16(uint4 vb, const uint4& sb,
+                                         typename T::Alpha alpha) {
+  typedef typename T::Bits Bits;
+  constexpr int kLanes = 16 / sizeof(Bits);
+  Bits* lanes = reinterpret_cast<Bits*>(&vb);
+  const Bits* signs = reinterpret_cast<const Bits*>(&sb);
+#pragma unroll
+  for (int k = 0; k < kLanes; ++k)
+    lanes[k] = T::Apply(lanes[k], signs[k], alpha);
+  return vb;
+}
+
 // ------------------------------------------------------------- kernels
 
-// Every element one by one, grid-stride.
-template <class T>
+// Every element one by one, grid-stride. kOneLoad: v == s (the forward
+// pass), so x is loaded once.
+template <class T, bool kOneLoad = false>
 __device__ __forceinline__ void Scalar(const typename T::Bits* v,
                                        const typename T::Bits* s,
                                        typename T::Bits* out, long long n,
@@ -95,13 +163,16 @@ __device__ __forceinline__ void Scalar(const typename T::Bits* v,
   for (long long i =
            static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < n; i += stride) {
-    out[i] = T::Apply(v[i], s[i], alpha);
+    const typename T::Bits vi = v[i];
+    out[i] = T::Apply(vi, kOneLoad ? vi : s[i], alpha);
   }
 }
 
 // head elements one by one, then 16-byte vectors, then the tail one by one.
-// head < 16 / sizeof(Bits); v + head, s + head, out + head are 16-byte aligned.
-template <class T>
+// head < 16 / sizeof(Bits); v + head, s + head, out + head are 16-byte
+// aligned. kIlp vectors per thread per step, loads before stores.
+template <class T, bool kOneLoad = false, int kIlp = 1,
+          int kCache = kCacheDefault>
 __device__ __forceinline__ void Vec4(const typename T::Bits* v,
                                      const typename T::Bits* s,
                                      typename T::Bits* out, long long n,
@@ -122,15 +193,28 @@ __device__ __forceinline__ void Vec4(const typename T::Bits* v,
   const uint4* v4 = reinterpret_cast<const uint4*>(v + head);
   const uint4* s4 = reinterpret_cast<const uint4*>(s + head);
   uint4* out4 = reinterpret_cast<uint4*>(out + head);
-  for (long long i = tid; i < vectors; i += stride) {
-    uint4 vb = v4[i];
-    const uint4 sb = s4[i];
-    Bits* lanes = reinterpret_cast<Bits*>(&vb);
-    const Bits* signs = reinterpret_cast<const Bits*>(&sb);
+  // Full steps: all kIlp vectors of the thread exist, no bounds test inside.
+  // (No 64-bit division: that would bring MUFU.RCP / F2I.FTZ into the SASS.)
+  long long i = tid;
+  for (; i + (kIlp - 1) * stride < vectors; i += stride * kIlp) {
+    uint4 vb[kIlp];
+    uint4 sb[kIlp];
 #pragma unroll
-    for (int k = 0; k < kLanes; ++k)
-      lanes[k] = T::Apply(lanes[k], signs[k], alpha);
-    out4[i] = vb;
+    for (int k = 0; k < kIlp; ++k) {
+      vb[k] = Load16<kCache>(v4 + i + k * stride);
+      if (!kOneLoad) sb[k] = Load16<kCache>(s4 + i + k * stride);
+    }
+#pragma unroll
+    for (int k = 0; k < kIlp; ++k) {
+      Store16<kCache>(out4 + i + k * stride,
+                      Apply16<T>(vb[k], kOneLoad ? vb[k] : sb[k], alpha));
+    }
+  }
+  // The rest: fewer than stride * kIlp vectors, one at a time.
+  for (; i < vectors; i += stride) {
+    const uint4 vb = Load16<kCache>(v4 + i);
+    const uint4 sb = kOneLoad ? vb : Load16<kCache>(s4 + i);
+    Store16<kCache>(out4 + i, Apply16<T>(vb, sb, alpha));
   }
 }
 

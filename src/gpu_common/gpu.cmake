@@ -66,10 +66,13 @@ if(NOT LRELU_WITH_OPENCL STREQUAL "OFF")
 endif()
 if(LRELU_HAS_OPENCL)
   add_library(lrelu_opencl_objects OBJECT
-    ${lrelu_src_dir}/opencl/backend.cc ${lrelu_src_dir}/opencl/runtime.cc)
+    ${lrelu_src_dir}/opencl/backend.cc ${lrelu_src_dir}/opencl/runtime.cc
+    ${lrelu_src_dir}/opencl/loader.cc)
   lrelu_backend_objects(lrelu_opencl_objects)
   target_include_directories(lrelu_opencl_objects PRIVATE ${OpenCL_INCLUDE_DIRS})
-  target_link_libraries(lrelu_opencl_objects PRIVATE ${OpenCL_LIBRARIES})
+  # libOpenCL.so.1 is opened at run time (opencl/loader.cc), only when a
+  # caller asks for the OpenCL backend: liblrelu does not link it.
+  target_link_libraries(lrelu_opencl_objects PRIVATE ${CMAKE_DL_LIBS})
   lrelu_set_warnings(lrelu_opencl_objects)
   list(APPEND LRELU_EXTRA_OBJECTS lrelu_opencl_objects)
   message(STATUS "lrelu: OpenCL backend ON (${OpenCL_LIBRARIES})")

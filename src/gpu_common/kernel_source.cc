@@ -64,8 +64,8 @@ std::string RenderOpenCl(const char* tag, const char* variant) {
   return source + kOpenClSource;
 }
 
-// kernels.cuh plus one extern "C" entry point, ready for NVRTC (add
-// -fmad=false -ftz=false and the CUDA include directory).
+// kernels.cuh plus one extern "C" entry point, ready for NVRTC or nvcc
+// under any flags (the arithmetic is inline PTX; no include needed).
 std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
   const char* bits = "unsigned int";
   const char* type = "F32";
@@ -91,7 +91,8 @@ std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
   }
   std::string source = kCudaKernels;
   source +=
-      "\n// Entry point. Compile with -fmad=false -ftz=false; for vec4, v, s\n"
+      "\n// Entry point. Exact under any compiler flags (--use_fast_math,\n"
+      "// -ftz=true included). Every pointer element-aligned; for vec4, v, s\n"
       "// and out must share their address modulo 16 and head is the\n"
       "// number of elements before out's first 16-byte boundary.\n";
   source += std::string("extern \"C\" __global__ void lrelu_") + tag + "_" +

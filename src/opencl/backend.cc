@@ -17,6 +17,8 @@
 namespace lrelu {
 namespace {
 
+using opencl::Cl;
+
 struct OpenClState {
   int device;
   char kernel[24];  // "lrelu_<dtype>_<variant>"
@@ -54,6 +56,26 @@ lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
     return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
                 "OpenCL device '%s' has no cl_khr_fp64: float64 is not "
                 "available on it",
+                device.name.c_str());
+  }
+  // float32 and bfloat16 results can be float32 subnormals, which a device
+  // without CL_FP_DENORM flushes to zero: refuse rather than be inexact.
+  // (float16 rounds every float32 subnormal to +-0 anyway, and its inputs
+  // are normal float32 values; float64 needs its own denormals.)
+  const bool no_denormals = opencl::NoDenormalsForTesting();
+  if ((p.dtype == LRELU_DTYPE_FLOAT32 || p.dtype == LRELU_DTYPE_BFLOAT16) &&
+      (!device.denormals || no_denormals)) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
+                "OpenCL device '%s' flushes float32 denormals (no "
+                "CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG): %s results "
+                "would not be exact on it; use the cpu backend",
+                device.name.c_str(), lrelu_dtype_name(p.dtype));
+  }
+  if (p.dtype == LRELU_DTYPE_FLOAT64 && (!device.denormals64 || no_denormals)) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
+                "OpenCL device '%s' flushes float64 denormals (no "
+                "CL_FP_DENORM in CL_DEVICE_DOUBLE_FP_CONFIG): float64 results "
+                "would not be exact on it; use the cpu backend",
                 device.name.c_str());
   }
   const char* name = options.variant;
@@ -96,10 +118,10 @@ struct CallObjects {
   cl_mem v = nullptr, s = nullptr, out = nullptr;
   cl_kernel kernel = nullptr;
   ~CallObjects() {
-    if (kernel != nullptr) clReleaseKernel(kernel);
-    if (out != nullptr) clReleaseMemObject(out);
-    if (s != nullptr && s != v) clReleaseMemObject(s);
-    if (v != nullptr) clReleaseMemObject(v);
+    if (kernel != nullptr) Cl().clReleaseKernel(kernel);
+    if (out != nullptr) Cl().clReleaseMemObject(out);
+    if (s != nullptr && s != v) Cl().clReleaseMemObject(s);
+    if (v != nullptr) Cl().clReleaseMemObject(v);
   }
 };
 
@@ -128,33 +150,33 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
 
   CallObjects o;
   cl_int err = CL_SUCCESS;
-  o.v = clCreateBuffer(session.context, CL_MEM_READ_ONLY, chunk_bytes, nullptr,
-                       &err);
+  o.v = Cl().clCreateBuffer(session.context, CL_MEM_READ_ONLY, chunk_bytes,
+                            nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   const bool one_input = p.s == p.v;  // the forward pass: v and s are x
   o.s = one_input ? o.v
-                  : clCreateBuffer(session.context, CL_MEM_READ_ONLY,
-                                   chunk_bytes, nullptr, &err);
+                  : Cl().clCreateBuffer(session.context, CL_MEM_READ_ONLY,
+                                        chunk_bytes, nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
-  o.out = clCreateBuffer(session.context, CL_MEM_WRITE_ONLY, chunk_bytes,
-                         nullptr, &err);
+  o.out = Cl().clCreateBuffer(session.context, CL_MEM_WRITE_ONLY, chunk_bytes,
+                              nullptr, &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
-  o.kernel = clCreateKernel(session.program, state.kernel, &err);
+  o.kernel = Cl().clCreateKernel(session.program, state.kernel, &err);
   if (err != CL_SUCCESS) return ClFail(state.kernel, err);
 
   const cl_ulong zero = 0;
   const float alpha32 = p.alpha32;  // rounded once (RNE, any FP environment)
   const double alpha64 = p.alpha;
-  err = clSetKernelArg(o.kernel, 0, sizeof(cl_mem), &o.v);
-  err |= clSetKernelArg(o.kernel, 1, sizeof(zero), &zero);
-  err |= clSetKernelArg(o.kernel, 2, sizeof(cl_mem), &o.s);
-  err |= clSetKernelArg(o.kernel, 3, sizeof(zero), &zero);
-  err |= clSetKernelArg(o.kernel, 4, sizeof(cl_mem), &o.out);
-  err |= clSetKernelArg(o.kernel, 5, sizeof(zero), &zero);
+  err = Cl().clSetKernelArg(o.kernel, 0, sizeof(cl_mem), &o.v);
+  err |= Cl().clSetKernelArg(o.kernel, 1, sizeof(zero), &zero);
+  err |= Cl().clSetKernelArg(o.kernel, 2, sizeof(cl_mem), &o.s);
+  err |= Cl().clSetKernelArg(o.kernel, 3, sizeof(zero), &zero);
+  err |= Cl().clSetKernelArg(o.kernel, 4, sizeof(cl_mem), &o.out);
+  err |= Cl().clSetKernelArg(o.kernel, 5, sizeof(zero), &zero);
   if (p.dtype == LRELU_DTYPE_FLOAT64) {
-    err |= clSetKernelArg(o.kernel, 7, sizeof(alpha64), &alpha64);
+    err |= Cl().clSetKernelArg(o.kernel, 7, sizeof(alpha64), &alpha64);
   } else {
-    err |= clSetKernelArg(o.kernel, 7, sizeof(alpha32), &alpha32);
+    err |= Cl().clSetKernelArg(o.kernel, 7, sizeof(alpha32), &alpha32);
   }
   if (err != CL_SUCCESS) return ClFail("clSetKernelArg", err);
 
@@ -166,15 +188,15 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
     const size_t offset = begin * elem;
     // Non-blocking writes are safe: the queue is in order and the blocking
     // read below waits for them before the host memory is touched again.
-    err = clEnqueueWriteBuffer(session.queue, o.v, CL_FALSE, 0, m * elem,
-                               v + offset, 0, nullptr, nullptr);
+    err = Cl().clEnqueueWriteBuffer(session.queue, o.v, CL_FALSE, 0, m * elem,
+                                    v + offset, 0, nullptr, nullptr);
     if (err == CL_SUCCESS && !one_input) {
-      err = clEnqueueWriteBuffer(session.queue, o.s, CL_FALSE, 0, m * elem,
-                                 s + offset, 0, nullptr, nullptr);
+      err = Cl().clEnqueueWriteBuffer(session.queue, o.s, CL_FALSE, 0, m * elem,
+                                      s + offset, 0, nullptr, nullptr);
     }
     if (err != CL_SUCCESS) return ClFail("clEnqueueWriteBuffer", err);
     const cl_ulong count = m;
-    err = clSetKernelArg(o.kernel, 6, sizeof(count), &count);
+    err = Cl().clSetKernelArg(o.kernel, 6, sizeof(count), &count);
     if (err != CL_SUCCESS) return ClFail("clSetKernelArg", err);
     // The kernels loop over the grid, so the grid only needs to fill the
     // device (and have the 4 work-items the vec4 tail needs). The group
@@ -186,11 +208,11 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
     const size_t groups =
         (std::max<size_t>(4, std::min(units, cap)) + local - 1) / local;
     const size_t global = groups * local;
-    err = clEnqueueNDRangeKernel(session.queue, o.kernel, 1, nullptr, &global,
-                                 &local, 0, nullptr, nullptr);
+    err = Cl().clEnqueueNDRangeKernel(session.queue, o.kernel, 1, nullptr,
+                                      &global, &local, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return ClFail("clEnqueueNDRangeKernel", err);
-    err = clEnqueueReadBuffer(session.queue, o.out, CL_TRUE, 0, m * elem,
-                              out + offset, 0, nullptr, nullptr);
+    err = Cl().clEnqueueReadBuffer(session.queue, o.out, CL_TRUE, 0, m * elem,
+                                   out + offset, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return ClFail("clEnqueueReadBuffer", err);
   }
   return LRELU_STATUS_OK;

@@ -16,6 +16,10 @@
 // only element alignment, so any offset works; the last n % 4 elements are
 // done one by one by the first work-items.
 
+// No contraction of a * b + c into an FMA anywhere in this file (there is
+// no such expression today; this keeps it so).
+#pragma OPENCL FP_CONTRACT OFF
+
 #define LRELU_NEG32(b) \
   ((((b) & 0x7fffffffu) - 1u < 0x7f800000u) & ((b) >> 31 == 1u))
 

@@ -1,5 +1,6 @@
 #include "opencl/runtime.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,45 +30,53 @@ struct Registry {
 
 std::string InfoString(cl_device_id id, cl_device_info what) {
   size_t size = 0;
-  if (clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS) return "";
+  if (Cl().clGetDeviceInfo(id, what, 0, nullptr, &size) != CL_SUCCESS)
+    return "";
   std::string text(size, '\0');
-  clGetDeviceInfo(id, what, size, text.data(), nullptr);
+  Cl().clGetDeviceInfo(id, what, size, text.data(), nullptr);
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
 
 std::string PlatformName(cl_platform_id id) {
   size_t size = 0;
-  if (clGetPlatformInfo(id, CL_PLATFORM_NAME, 0, nullptr, &size) !=
+  if (Cl().clGetPlatformInfo(id, CL_PLATFORM_NAME, 0, nullptr, &size) !=
       CL_SUCCESS) {
     return "";
   }
   std::string text(size, '\0');
-  clGetPlatformInfo(id, CL_PLATFORM_NAME, size, text.data(), nullptr);
+  Cl().clGetPlatformInfo(id, CL_PLATFORM_NAME, size, text.data(), nullptr);
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
 
 Registry* Discover() {
   auto* r = new Registry();
+  if (LoadCl(&r->why) == nullptr) return r;  // no ICD loader
   cl_uint platform_count = 0;
-  cl_int err = clGetPlatformIDs(0, nullptr, &platform_count);
+  cl_int err = Cl().clGetPlatformIDs(0, nullptr, &platform_count);
   if (err != CL_SUCCESS || platform_count == 0) {
-    r->why = "no OpenCL platform (clGetPlatformIDs: " + ErrorName(err) +
-             "); install an ICD such as pocl-opencl-icd";
+    r->why =
+        "the OpenCL ICD loader is there but found no platform "
+        "(clGetPlatformIDs: " +
+        ErrorName(err) +
+        "): no ICD is installed (e.g. pocl-opencl-icd), or each one "
+        "failed to load (a memory or file-descriptor limit can cause "
+        "this; OCL_ICD_VENDORS names where the loader looks)";
     return r;
   }
   std::vector<cl_platform_id> platforms(platform_count);
-  clGetPlatformIDs(platform_count, platforms.data(), nullptr);
+  Cl().clGetPlatformIDs(platform_count, platforms.data(), nullptr);
   for (cl_platform_id platform : platforms) {
     cl_uint count = 0;
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) !=
+    if (Cl().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) !=
             CL_SUCCESS ||
         count == 0) {
       continue;
     }
     std::vector<cl_device_id> ids(count);
-    clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr);
+    Cl().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(),
+                        nullptr);
     for (cl_device_id id : ids) {
       auto state = std::make_unique<DeviceState>();
       Device& d = state->device;
@@ -76,15 +85,21 @@ Registry* Discover() {
       d.fp64 = InfoString(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") !=
                std::string::npos;
       cl_device_fp_config config = 0;
-      clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(config), &config,
-                      nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(config),
+                           &config, nullptr);
       d.denormals = (config & CL_FP_DENORM) != 0;
-      clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(d.max_alloc),
-                      &d.max_alloc, nullptr);
-      clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(d.max_group),
-                      &d.max_group, nullptr);
-      clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(d.compute_units),
-                      &d.compute_units, nullptr);
+      cl_device_fp_config config64 = 0;
+      if (d.fp64) {
+        Cl().clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(config64),
+                             &config64, nullptr);
+      }
+      d.denormals64 = (config64 & CL_FP_DENORM) != 0;
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                           sizeof(d.max_alloc), &d.max_alloc, nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                           sizeof(d.max_group), &d.max_group, nullptr);
+      Cl().clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS,
+                           sizeof(d.compute_units), &d.compute_units, nullptr);
       r->devices.push_back(std::move(state));
     }
   }
@@ -105,34 +120,36 @@ void Build(DeviceState* state) {
   cl_int err = CL_SUCCESS;
   const cl_device_id id = state->device.id;
   Session& s = state->session;
-  s.context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
+  s.context = Cl().clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
   if (err != CL_SUCCESS) {
     state->status = LRELU_STATUS_BACKEND_UNAVAILABLE;
     state->error = "clCreateContext: " + ErrorName(err);
     return;
   }
-  s.queue = clCreateCommandQueue(s.context, id, 0, &err);
+  s.queue = Cl().clCreateCommandQueue(s.context, id, 0, &err);
   if (err != CL_SUCCESS) {
     state->status = LRELU_STATUS_BACKEND_UNAVAILABLE;
     state->error = "clCreateCommandQueue: " + ErrorName(err);
     return;
   }
   const char* source = gpu::kOpenClSource;
-  s.program = clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
+  s.program =
+      Cl().clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
   if (err == CL_SUCCESS) {
     // No -cl-fast-relaxed-math, -cl-mad-enable or -cl-denorms-are-zero: the
     // contract wants one correctly rounded multiply with denormals kept.
-    err = clBuildProgram(s.program, 1, &id, "-cl-std=CL1.2", nullptr, nullptr);
+    err = Cl().clBuildProgram(s.program, 1, &id, "-cl-std=CL1.2", nullptr,
+                              nullptr);
   }
   if (err != CL_SUCCESS) {
     std::string log;
     size_t size = 0;
     if (s.program != nullptr &&
-        clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, 0, nullptr,
-                              &size) == CL_SUCCESS) {
+        Cl().clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, 0,
+                                   nullptr, &size) == CL_SUCCESS) {
       log.resize(size);
-      clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, size,
-                            log.data(), nullptr);
+      Cl().clGetProgramBuildInfo(s.program, id, CL_PROGRAM_BUILD_LOG, size,
+                                 log.data(), nullptr);
     }
     state->status = LRELU_STATUS_INTERNAL;
     state->error = "building lrelu.cl failed: " + ErrorName(err) + ": " + log;
@@ -141,7 +158,14 @@ void Build(DeviceState* state) {
   state->status = LRELU_STATUS_OK;
 }
 
+std::atomic<bool> g_no_denormals{false};
+
 }  // namespace
+
+void SetNoDenormalsForTesting(bool no_denormals) {
+  g_no_denormals.store(no_denormals);
+}
+bool NoDenormalsForTesting() { return g_no_denormals.load(); }
 
 int DeviceCount(std::string* why) {
   Registry& r = GetRegistry();

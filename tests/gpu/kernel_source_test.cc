@@ -66,7 +66,12 @@ TEST(KernelSourceTest, OpenClAndCudaNameTheirEntryPoint) {
       EXPECT_NE(cu.find("extern \"C\" __global__ void " + entry + "("),
                 std::string::npos)
           << cu;
-      EXPECT_NE(cu.find("__fmul_rn"), std::string::npos);
+      // Inline PTX, which no flag turns into mul.rn.ftz (nvrtc_test checks
+      // the compiled PTX).
+      EXPECT_NE(cu.find(d == LRELU_DTYPE_FLOAT64 ? "mul.rn.f64" : "mul.rn.f32"),
+                std::string::npos);
+      EXPECT_EQ(cu.find("__fmul_rn("), std::string::npos);
+      EXPECT_EQ(cu.find("\n#include"), std::string::npos);  // NVRTC as is
     }
   }
 }

@@ -101,6 +101,10 @@ NB_MODULE(_lrelu, m) {
   m.attr("bfloat16_unavailable_reason") =
       bfloat16_problem.empty() ? nb::none() : nb::str(bfloat16_problem.c_str());
   m.attr("ufunc") = lp::MakeUfunc();
+  // pickle finds a ufunc by its __name__ in a module (NumPy's
+  // _ufunc_reconstruct): lrelu._lrelu.leaky_relu is lrelu.ufunc, so that it
+  // travels to other processes (multiprocessing, dask's process schedulers).
+  m.attr("leaky_relu") = m.attr("ufunc");
 
   m.def("forward", &lp::Forward, nb::arg("x"), nb::arg("alpha"), nb::arg("y"),
         nb::arg("threads") = nb::none(),

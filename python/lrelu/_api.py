@@ -58,7 +58,9 @@ def leaky_relu_backward(dy, x, alpha=DEFAULT_ALPHA, *, from_output=False,
     the dx to write (may be dy itself). Returns dx.
     """
     threads = _threads.check(threads)
-    alpha = _dlpack.scalar_alpha(alpha)
+    alpha = _dlpack.scalar_alpha(
+        alpha, "leaky_relu_backward takes one real scalar alpha (the C ABI's "
+        "gradient has no alpha array)")
     from_output = bool(from_output)
     if _dlpack.is_dlpack_tensor(dy):
         return _dlpack.leaky_relu_backward(dy, x, alpha, from_output, threads,

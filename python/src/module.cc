@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +69,86 @@ void Backward(nb::handle dy, nb::handle s, double alpha, bool from_output,
   if (status != LRELU_STATUS_OK) ThrowStatus(status, message);
 }
 
+// A tensor described by its parts, for callers that already hold them (torch
+// tensors: data_ptr(), shape, stride()), so that a small call costs no DLPack
+// import. The caller keeps the memory alive and has checked the device.
+struct RawTensor {
+  lrelu_tensor_t tensor;
+  RawTensor(uintptr_t data, int dtype, const std::vector<int64_t>& shape,
+            const std::vector<int64_t>& strides) {
+    if (shape.size() != strides.size()) {
+      PyErr_SetString(PyExc_ValueError,
+                      "lrelu: shape and strides differ in length");
+      throw nb::python_error();
+    }
+    tensor.data = reinterpret_cast<void*>(data);
+    tensor.dtype = static_cast<lrelu_dtype_t>(dtype);
+    tensor.rank = static_cast<int32_t>(shape.size());
+    tensor.shape = shape.data();
+    tensor.strides = strides.data();
+  }
+};
+
+// Calls this small stay on the calling thread holding the GIL: letting go of
+// it would cost more than the work.
+constexpr int64_t kReleaseGilElements = 4096;
+
+// The element count, saturating at kReleaseGilElements (no overflow; a
+// shape the library will refuse counts as 0).
+int64_t ElementCount(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d <= 0) return 0;
+    n = std::min(n * std::min(d, kReleaseGilElements), kReleaseGilElements);
+  }
+  return n;
+}
+
+template <typename F>
+void CallRaw(int64_t elements, F call) {
+  lrelu_status_t status;
+  std::string message;
+  if (elements >= kReleaseGilElements) {
+    nb::gil_scoped_release release;
+    status = call();
+    if (status != LRELU_STATUS_OK) message = lrelu_last_error();
+  } else {
+    status = call();
+    if (status != LRELU_STATUS_OK) message = lrelu_last_error();
+  }
+  if (status != LRELU_STATUS_OK) ThrowStatus(status, message);
+}
+
+void ForwardRaw(uintptr_t x, uintptr_t y, int dtype,
+                const std::vector<int64_t>& shape,
+                const std::vector<int64_t>& x_strides,
+                const std::vector<int64_t>& y_strides, double alpha) {
+  const RawTensor xt(x, dtype, shape, x_strides);
+  const RawTensor yt(y, dtype, shape, y_strides);
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(shape), [&] {
+    return lrelu_leaky_relu(&xt.tensor, alpha, &yt.tensor, &options);
+  });
+}
+
+void BackwardRaw(uintptr_t dy, uintptr_t s, uintptr_t dx, int dtype,
+                 const std::vector<int64_t>& shape,
+                 const std::vector<int64_t>& dy_strides,
+                 const std::vector<int64_t>& s_strides,
+                 const std::vector<int64_t>& dx_strides, double alpha,
+                 bool from_output) {
+  const RawTensor dyt(dy, dtype, shape, dy_strides);
+  const RawTensor st(s, dtype, shape, s_strides);
+  const RawTensor dxt(dx, dtype, shape, dx_strides);
+  const lrelu_options_t options = CurrentOptions();
+  const lrelu_grad_source_t source =
+      from_output ? LRELU_GRAD_FROM_Y : LRELU_GRAD_FROM_X;
+  CallRaw(ElementCount(shape), [&] {
+    return lrelu_leaky_relu_backward(&dyt.tensor, &st.tensor, alpha, source,
+                                     &dxt.tensor, &options);
+  });
+}
+
 std::vector<std::string> CpuTargets() {
   std::vector<std::string> names;
   for (size_t i = 0; i < lrelu_cpu_target_count(); ++i) {
@@ -115,6 +196,20 @@ NB_MODULE(_lrelu, m) {
         nb::arg("threads") = nb::none(),
         "dx = s < 0 ? alpha * dy : dy into the existing dx; s is x, or y when "
         "from_output (alpha > 0 only).");
+  m.def("forward_raw", &lp::ForwardRaw, nb::arg("x"), nb::arg("y"),
+        nb::arg("dtype"), nb::arg("shape"), nb::arg("x_strides"),
+        nb::arg("y_strides"), nb::arg("alpha"),
+        "forward on memory given as addresses, lrelu_dtype_t and element "
+        "strides (for lrelu.torch; the caller keeps the memory alive).");
+  m.def("backward_raw", &lp::BackwardRaw, nb::arg("dy"), nb::arg("s"),
+        nb::arg("dx"), nb::arg("dtype"), nb::arg("shape"),
+        nb::arg("dy_strides"), nb::arg("s_strides"), nb::arg("dx_strides"),
+        nb::arg("alpha"), nb::arg("from_output"),
+        "backward on memory given as addresses (see forward_raw).");
+  m.attr("DTYPE_FLOAT32") = static_cast<int>(LRELU_DTYPE_FLOAT32);
+  m.attr("DTYPE_FLOAT16") = static_cast<int>(LRELU_DTYPE_FLOAT16);
+  m.attr("DTYPE_BFLOAT16") = static_cast<int>(LRELU_DTYPE_BFLOAT16);
+  m.attr("DTYPE_FLOAT64") = static_cast<int>(LRELU_DTYPE_FLOAT64);
   m.def(
       "data_ptr",
       [](nb::handle object) {

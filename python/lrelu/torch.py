@@ -25,7 +25,7 @@ needed, as torch does.
 import torch
 from torch.onnx import symbolic_helper
 
-from . import _lrelu
+from . import _api, _lrelu
 
 __all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
 
@@ -69,14 +69,16 @@ def _bump_version(t):
     t.copy_(t)
 
 
-def _forward_into(x, alpha, y):
+def _forward_into(x, alpha, y, y_checked=False):
     """y = leaky_relu(x) into the existing y (may be x: in place)."""
     code = _dtype_code(x, "x")
-    if y.dtype != x.dtype:
-        raise TypeError(f"lrelu: y has dtype {y.dtype} but x has {x.dtype} "
-                        f"(LRELU_STATUS_DTYPE_MISMATCH)")
-    _dtype_code(y, "y")
-    x = _readable(x)
+    if not y_checked:
+        if y.dtype != x.dtype:
+            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
+                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
+        _dtype_code(y, "y")
+    if x.is_neg():
+        x = x.resolve_neg()
     _lrelu.forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
                        y.stride(), alpha)
 
@@ -104,7 +106,7 @@ def _backward_into(dy, s, alpha, from_output, dx):
 
 def _forward_kernel(x, negative_slope=0.01):
     y = torch.empty_like(x)
-    _forward_into(x, float(negative_slope), y)
+    _forward_into(x, float(negative_slope), y, y_checked=True)
     return y
 
 
@@ -253,8 +255,13 @@ def leaky_relu_backward(dy, s, negative_slope=0.01, from_output=False):
     return _backward(dy, s, float(negative_slope), bool(from_output))
 
 
-def call(x, alpha, out=None):
+def call(x, alpha, out=None, **ufunc_kwargs):
     """lrelu.leaky_relu(x, alpha, out=...) for a torch tensor x."""
+    if ufunc_kwargs:
+        raise TypeError(
+            f"lrelu.leaky_relu: {', '.join(sorted(ufunc_kwargs))} work only "
+            f"for NumPy arrays and __array_ufunc__ types; DLPack tensors take "
+            f"out= only")
     if out is None:
         return leaky_relu(x, alpha)
     if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
@@ -273,6 +280,10 @@ def call(x, alpha, out=None):
 
 def call_backward(dy, s, alpha, from_output, out=None):
     """lrelu.leaky_relu_backward for torch tensors."""
+    if not isinstance(s, torch.Tensor):
+        raise TypeError(f"lrelu: dy is a torch tensor but "
+                        f"{'y' if from_output else 'x'} is a "
+                        f"{type(s).__name__}")
     if out is None:
         return _backward_kernel(dy.detach(), s.detach(), alpha, from_output)
     if torch.is_grad_enabled() and any(
@@ -284,6 +295,10 @@ def call_backward(dy, s, alpha, from_output, out=None):
     _backward_into(dy, s, float(alpha), bool(from_output), out)
     _bump_version(out)
     return out
+
+
+_api._torch_call.tensor_type = torch.Tensor
+_api._torch_call.function = call
 
 
 class LeakyReLU(torch.nn.Module):

@@ -72,6 +72,24 @@ void Backward(nb::handle dy, nb::handle s, double alpha, bool from_output,
 // A tensor described by its parts, for callers that already hold them (torch
 // tensors: data_ptr(), shape, stride()), so that a small call costs no DLPack
 // import. The caller keeps the memory alive and has checked the device.
+// A tuple of ints (torch.Size is a tuple subclass, which nanobind's
+// std::vector caster takes the slow way) as int64s.
+std::vector<int64_t> Int64s(nb::handle sequence, const char* name) {
+  if (!PyTuple_Check(sequence.ptr())) {
+    return nb::cast<std::vector<int64_t>>(sequence);
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(sequence.ptr());
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    values[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(sequence.ptr(), i));
+    if (values[i] == -1 && PyErr_Occurred()) {
+      PyErr_Format(PyExc_TypeError, "lrelu: %s must hold ints", name);
+      throw nb::python_error();
+    }
+  }
+  return values;
+}
+
 struct RawTensor {
   lrelu_tensor_t tensor;
   RawTensor(uintptr_t data, int dtype, const std::vector<int64_t>& shape,
@@ -119,10 +137,12 @@ void CallRaw(int64_t elements, F call) {
   if (status != LRELU_STATUS_OK) ThrowStatus(status, message);
 }
 
-void ForwardRaw(uintptr_t x, uintptr_t y, int dtype,
-                const std::vector<int64_t>& shape,
-                const std::vector<int64_t>& x_strides,
-                const std::vector<int64_t>& y_strides, double alpha) {
+void ForwardRaw(uintptr_t x, uintptr_t y, int dtype, nb::handle shape_in,
+                nb::handle x_strides_in, nb::handle y_strides_in,
+                double alpha) {
+  const std::vector<int64_t> shape = Int64s(shape_in, "shape");
+  const std::vector<int64_t> x_strides = Int64s(x_strides_in, "x_strides");
+  const std::vector<int64_t> y_strides = Int64s(y_strides_in, "y_strides");
   const RawTensor xt(x, dtype, shape, x_strides);
   const RawTensor yt(y, dtype, shape, y_strides);
   const lrelu_options_t options = CurrentOptions();
@@ -132,11 +152,13 @@ void ForwardRaw(uintptr_t x, uintptr_t y, int dtype,
 }
 
 void BackwardRaw(uintptr_t dy, uintptr_t s, uintptr_t dx, int dtype,
-                 const std::vector<int64_t>& shape,
-                 const std::vector<int64_t>& dy_strides,
-                 const std::vector<int64_t>& s_strides,
-                 const std::vector<int64_t>& dx_strides, double alpha,
-                 bool from_output) {
+                 nb::handle shape_in, nb::handle dy_strides_in,
+                 nb::handle s_strides_in, nb::handle dx_strides_in,
+                 double alpha, bool from_output) {
+  const std::vector<int64_t> shape = Int64s(shape_in, "shape");
+  const std::vector<int64_t> dy_strides = Int64s(dy_strides_in, "dy_strides");
+  const std::vector<int64_t> s_strides = Int64s(s_strides_in, "s_strides");
+  const std::vector<int64_t> dx_strides = Int64s(dx_strides_in, "dx_strides");
   const RawTensor dyt(dy, dtype, shape, dy_strides);
   const RawTensor st(s, dtype, shape, s_strides);
   const RawTensor dxt(dx, dtype, shape, dx_strides);

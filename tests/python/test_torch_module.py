@@ -103,14 +103,26 @@ def test_inplace_matches_torch(dtype):
     assert torch.equal(leaf.grad, leaf_torch.grad)
 
 
-def test_inplace_needs_positive_slope_for_gradients():
+def test_inplace_slope_rule_follows_torch():
+    # torch refuses only negative slopes in place when a gradient is needed.
     x = torch.randn(4, requires_grad=True) * 1.0
-    for slope in (0.0, -0.1):
-        with pytest.raises(ValueError, match="negative_slope > 0"):
+    for slope in (-0.1, float("nan")):
+        with pytest.raises(ValueError, match="negative_slope"):
             lrelu_torch.leaky_relu(x, slope, inplace=True)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        F.leaky_relu(x * 1.0, -0.1, inplace=True).sum().backward()
+    # slope 0 is allowed, as in torch; the gradient keeps the contract's
+    # value at -0 (dy) although y = -0 there as for negative x.
+    leaf = torch.tensor([-2.0, -0.0, 0.0, 3.0], requires_grad=True)
+    hidden = leaf * 1.0
+    y = lrelu_torch.leaky_relu(hidden, 0.0, inplace=True)
+    assert y is hidden
+    assert y.tolist() == [0.0, 0.0, 0.0, 3.0] and torch.signbit(y[0])
+    y.sum().backward()
+    assert leaf.grad.tolist() == [0.0, 1.0, 1.0, 1.0]
     with torch.no_grad():
         t = torch.tensor([-2.0, 2.0])
-        lrelu_torch.leaky_relu(t, -0.5, inplace=True)
+        assert lrelu_torch.leaky_relu(t, -0.5, inplace=True) is t
         assert t.tolist() == [1.0, 2.0]
 
 

@@ -73,6 +73,28 @@ def test_documented_differences_from_torch():
     assert not torch.signbit(F.leaky_relu(minus_zero, -0.5)).item()
 
 
+def test_more_documented_differences_from_torch():
+    # docs/python.md, "Differences from torch": checked here so that the
+    # list stays true for the torch in use.
+    zeros = torch.tensor([0.0, -0.0])
+    ours = lrelu_torch.leaky_relu(zeros, -0.5)
+    assert torch.signbit(ours).tolist() == [False, True]
+    assert torch.signbit(F.leaky_relu(zeros, -0.5)).tolist() == [True, False]
+    # bfloat16 NaNs: lrelu keeps every NaN's bits; torch 1.13 rewrites them.
+    nan_bits = np.array([0x7FC1, 0xFFC0, 0x7F81, 0xFFA5] * 16, np.uint16)
+    nans = torch.from_numpy(nan_bits.view(np.int16)).view(torch.bfloat16)
+    kept = lrelu_torch.leaky_relu(nans, 0.1).view(torch.int16).numpy()
+    assert (kept.view(np.uint16) == nan_bits).all()
+    theirs = F.leaky_relu(nans, 0.1).view(torch.int16).numpy()
+    assert torch.isnan(F.leaky_relu(nans, 0.1)).all()
+    if torch.__version__.startswith("1.13"):
+        assert not (theirs.view(np.uint16) == nan_bits).all()
+        with pytest.raises(RuntimeError, match="Half"):
+            F.leaky_relu(torch.ones(2, dtype=torch.float16), 0.1)
+    half = lrelu_torch.leaky_relu(torch.tensor([-2.0, 2.0]).half(), 0.5)
+    assert half.tolist() == [-1.0, 2.0]
+
+
 def test_module():
     module = lrelu_torch.LeakyReLU()
     assert module.negative_slope == 0.01 and not module.inplace

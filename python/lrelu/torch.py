@@ -160,6 +160,11 @@ class LeakyReLUFunction(torch.autograd.Function):
         (s,) = ctx.saved_tensors
         return _backward(dy, s, ctx.alpha, ctx.from_output), None, None
 
+    @staticmethod
+    def symbolic(g, x, negative_slope, inplace):
+        # ONNX export of a traced apply() (a prim::PythonOp node).
+        return g.op("LeakyRelu", x, alpha_f=float(negative_slope))
+
 
 class _BackwardFunction(torch.autograd.Function):
     """apply(dy, s, negative_slope, from_output) -> dx. Linear in dy with
@@ -255,6 +260,14 @@ def leaky_relu_backward(dy, s, negative_slope=0.01, from_output=False):
     return _backward(dy, s, float(negative_slope), bool(from_output))
 
 
+def _refuse_tracing(what):
+    # A write the tracer cannot see would be replayed as a constant.
+    if torch._C._get_tracing_state() is not None:
+        raise RuntimeError(
+            f"lrelu: {what}(out=...) cannot be traced; use the result of "
+            f"lrelu.torch.{what}(...) instead")
+
+
 def call(x, alpha, out=None, **ufunc_kwargs):
     """lrelu.leaky_relu(x, alpha, out=...) for a torch tensor x."""
     if ufunc_kwargs:
@@ -264,6 +277,7 @@ def call(x, alpha, out=None, **ufunc_kwargs):
             f"out= only")
     if out is None:
         return leaky_relu(x, alpha)
+    _refuse_tracing("leaky_relu")
     if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
         raise RuntimeError(
             "lrelu.leaky_relu(out=...) does not support automatic "
@@ -285,7 +299,11 @@ def call_backward(dy, s, alpha, from_output, out=None):
                         f"{'y' if from_output else 'x'} is a "
                         f"{type(s).__name__}")
     if out is None:
+        if torch._C._get_tracing_state() is not None:
+            return torch.ops.lrelu.leaky_relu_backward(dy, s, alpha,
+                                                       from_output)
         return _backward_kernel(dy.detach(), s.detach(), alpha, from_output)
+    _refuse_tracing("leaky_relu_backward")
     if torch.is_grad_enabled() and any(
             t.requires_grad for t in (dy, s, out)):
         raise RuntimeError(

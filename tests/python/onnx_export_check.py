@@ -22,24 +22,45 @@ import lrelu_oracle as oracle
 SLOPES = (0.01, -0.5, 0.2)
 
 
+class Applied(torch.nn.Module):
+    """The autograd Function called directly (a prim::PythonOp when
+    traced), or lrelu.leaky_relu on a torch tensor."""
+
+    def __init__(self, slope, how):
+        super().__init__()
+        self.slope = slope
+        self.how = how
+
+    def forward(self, x):
+        if self.how == "function":
+            return lrelu.torch.LeakyReLUFunction.apply(x, self.slope, False)
+        return lrelu.leaky_relu(x, self.slope)
+
+
+def models(slope):
+    for inplace in (False, True):
+        yield f"module-inplace-{inplace}", torch.nn.Sequential(
+            torch.nn.Identity(),
+            lrelu.torch.LeakyReLU(slope, inplace=inplace))
+    for how in ("function", "lrelu.leaky_relu"):
+        yield how, Applied(slope, how)
+
+
 def main():
     x_bits = np.concatenate([
         oracle.special_bits("float32"),
         oracle.random_values("float32", 4000, np.random.default_rng(12))])
     with tempfile.TemporaryDirectory() as folder:
         for slope in SLOPES:
-            for inplace in (False, True):
-                path = os.path.join(folder, f"model-{slope}-{inplace}.onnx")
-                model = torch.nn.Sequential(
-                    torch.nn.Identity(),
-                    lrelu.torch.LeakyReLU(slope, inplace=inplace))
+            for name, model in models(slope):
+                path = os.path.join(folder, f"model-{slope}-{name}.onnx")
                 torch.onnx.export(model, torch.randn(7), path,
                                   input_names=["x"], output_names=["y"],
                                   dynamic_axes={"x": {0: "n"}})
                 graph = onnx.load(path).graph
                 ops = [node.op_type for node in graph.node]
-                assert ops == ["LeakyRelu"], ops
-                assert [i.name for i in graph.input] == ["x"]
+                assert ops == ["LeakyRelu"], (name, ops)
+                assert [i.name for i in graph.input] == ["x"], name
                 alpha = graph.node[0].attribute[0]
                 assert alpha.name == "alpha"
                 assert alpha.f == np.float32(slope), alpha.f

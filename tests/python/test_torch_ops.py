@@ -204,6 +204,24 @@ def test_tracing_lrelu_leaky_relu_records_the_operator():
     assert torch.equal(traced(other), lrelu.leaky_relu(other * 2.0, 0.3))
 
 
+def test_tracing_refuses_writes_it_cannot_see():
+    out = torch.empty(5)
+
+    def into_out(x):
+        return lrelu.leaky_relu(x, 0.3, out=out)
+
+    with pytest.raises(RuntimeError, match="cannot be traced"):
+        torch.jit.trace(into_out, torch.randn(5))
+
+    def gradient(x):
+        return lrelu.leaky_relu_backward(torch.ones_like(x), x, 0.3)
+
+    traced = torch.jit.trace(gradient, torch.randn(5))
+    other = torch.tensor([-1.0, 2.0, -3.0, 0.0, 5.0])
+    assert traced(other).tolist() == [float(np.float32(0.3)), 1.0,
+                                      float(np.float32(0.3)), 1.0, 1.0]
+
+
 @pytest.mark.skipif(not (has_module("onnx") and has_module("onnxruntime")),
                     reason="onnx and onnxruntime not installed")
 def test_onnx_export_runs_in_onnxruntime():

@@ -221,7 +221,7 @@ nb::object MakeUfunc() {
     g_bfloat16_types[2] = bfloat16;
     PyArray_Descr* descr = PyArray_DescrFromType(bfloat16);
     if (descr == nullptr) throw nb::python_error();
-    g_bfloat16_holds_gil.store((descr->flags & NPY_NEEDS_PYAPI) != 0);
+    g_bfloat16_holds_gil.store(PyDataType_FLAGCHK(descr, NPY_NEEDS_PYAPI));
     Py_DECREF(descr);
     if (PyUFunc_RegisterLoopForType(u, bfloat16,
                                     &LeakyReluLoop<LRELU_DTYPE_BFLOAT16, 2>,

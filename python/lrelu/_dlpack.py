@@ -27,8 +27,15 @@ def _torch():
 
 
 def _is_torch(x):
+    """A torch tensor, or a torch.fx Proxy standing for one while
+    torch.fx.symbolic_trace runs (it answers every attribute, __dlpack__
+    included, and must reach the torch operator)."""
     torch = _torch()
-    return torch is not None and isinstance(x, torch.Tensor)
+    if torch is None:
+        return False
+    fx = getattr(torch, "fx", None)
+    return isinstance(x, torch.Tensor) or (
+        fx is not None and isinstance(x, fx.Proxy))
 
 
 def scalar_alpha(alpha, why="with DLPack tensors alpha must be one real "

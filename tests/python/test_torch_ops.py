@@ -194,6 +194,17 @@ def test_fx_symbolic_trace():
         assert torch.equal(graph_module(x), reference_network(net)(x))
 
 
+def test_fx_symbolic_trace_of_lrelu_leaky_relu():
+    def f(x):
+        return lrelu.leaky_relu(x + 1.0, 0.3)
+
+    graph_module = torch.fx.symbolic_trace(f)
+    assert torch.ops.lrelu.leaky_relu in [n.target for n in
+                                          graph_module.graph.nodes]
+    x = torch.randn(6)
+    assert torch.equal(graph_module(x), lrelu.leaky_relu(x + 1.0, 0.3))
+
+
 def test_tracing_lrelu_leaky_relu_records_the_operator():
     def f(x):
         return lrelu.leaky_relu(x * 2.0, 0.3)

@@ -65,9 +65,8 @@ lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
 // memory other than in place (as if x were copied first, a block at a time;
 // for the calls NumPy makes, that is its in-order meaning).
 lrelu_status_t Buffered(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
-                        npy_intp x_step, double alpha, char* y,
-                        npy_intp y_step, npy_intp n,
-                        const lrelu_options_t& options) {
+                        npy_intp x_step, double alpha, char* y, npy_intp y_step,
+                        npy_intp n, const lrelu_options_t& options) {
   alignas(16) char buffer[kBufferBytes];
   const npy_intp block = static_cast<npy_intp>(kBufferBytes) / itemsize;
   for (npy_intp start = 0; start < n; start += block) {
@@ -100,8 +99,7 @@ lrelu_status_t Run(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
     return LRELU_STATUS_OK;
   }
   const bool whole_elements = x_step % itemsize == 0 && y_step % itemsize == 0;
-  const RunSharing shared =
-      ClassifySharing(x, x_step, y, y_step, n, itemsize);
+  const RunSharing shared = ClassifySharing(x, x_step, y, y_step, n, itemsize);
   if (!whole_elements || shared.sharing == Sharing::kOther) {
     return Buffered(dtype, itemsize, x, x_step, alpha, y, y_step, n, options);
   }
@@ -112,9 +110,8 @@ lrelu_status_t Run(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
   // elements per call, so that each call's x and y are apart.
   for (npy_intp start = 0; start < n; start += shared.lag) {
     const npy_intp m = std::min<npy_intp>(shared.lag, n - start);
-    lrelu_status_t status =
-        Call(dtype, itemsize, x + start * x_step, x_step, alpha,
-             y + start * y_step, y_step, m, options);
+    lrelu_status_t status = Call(dtype, itemsize, x + start * x_step, x_step,
+                                 alpha, y + start * y_step, y_step, m, options);
     if (status != LRELU_STATUS_OK) return status;
   }
   return LRELU_STATUS_OK;

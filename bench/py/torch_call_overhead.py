@@ -18,11 +18,14 @@ import lrelu
 import lrelu.torch
 
 
-def per_call_us(function, calls):
-    start = time.perf_counter()
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
+def per_call_us(function, calls, clock):
+    start = clock()
     for _ in range(calls):
         function()
-    return (time.perf_counter() - start) / calls * 1e6
+    return (clock() - start) / calls * 1e6
 
 
 def cases(elements):
@@ -60,16 +63,20 @@ def main():
     parser.add_argument("--elements", type=int, default=10)
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="cpu: this thread's CPU time, steadier on a "
+                        "loaded machine")
     args = parser.parse_args()
     torch.set_num_threads(1)
     for group, callers in cases(args.elements).items():
         times = {name: [] for name in callers}
         for _ in range(args.rounds):
             for name, function in callers.items():
-                times[name].append(per_call_us(function, args.calls))
+                times[name].append(
+                    per_call_us(function, args.calls, CLOCKS[args.clock]))
         base = statistics.median(times["F.leaky_relu"])
-        print(f"{group} ({args.elements} elements, median of "
-              f"{args.rounds} rounds x {args.calls} calls):")
+        print(f"{group} ({args.elements} elements, {args.clock} time, "
+              f"median of {args.rounds} rounds x {args.calls} calls):")
         for name, values in times.items():
             median = statistics.median(values)
             print(f"  {name:30s} {median:7.2f} us  {median / base:5.2f}x")

@@ -14,7 +14,8 @@ class _TorchCall:
     """lrelu.torch.call for exact torch.Tensor x, filled in when lrelu.torch
     is imported (never imports torch itself)."""
     tensor_type = None
-    function = None
+    function = None  # lrelu.torch.call: out= and the other keywords
+    leaky_relu = None  # lrelu.torch.leaky_relu: no keywords
 
 
 _torch_call = _TorchCall()
@@ -53,6 +54,8 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
         if type(x) is np.ndarray:
             return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
         if type(x) is _torch_call.tensor_type and type(alpha) is float:
+            if not ufunc_kwargs:
+                return _torch_call.leaky_relu(x, alpha)
             return _torch_call.function(x, alpha, **ufunc_kwargs)
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):

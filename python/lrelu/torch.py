@@ -29,6 +29,12 @@ from . import _api, _lrelu
 
 __all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
 
+# Looked up once: these run on every small call.
+_forward_raw = _lrelu.forward_raw
+_empty_like = torch.empty_like
+_tracing_state = torch._C._get_tracing_state
+_grad_enabled = torch.is_grad_enabled
+
 _DTYPES = {
     torch.float32: _lrelu.DTYPE_FLOAT32,
     torch.float16: _lrelu.DTYPE_FLOAT16,
@@ -71,7 +77,9 @@ def _bump_version(t):
 
 def _forward_into(x, alpha, y, y_checked=False):
     """y = leaky_relu(x) into the existing y (may be x: in place)."""
-    code = _dtype_code(x, "x")
+    code = _DTYPES.get(x.dtype) if x.is_cpu else None
+    if code is None:
+        code = _dtype_code(x, "x")  # raises
     if not y_checked:
         if y.dtype != x.dtype:
             raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
@@ -79,8 +87,8 @@ def _forward_into(x, alpha, y, y_checked=False):
         _dtype_code(y, "y")
     if x.is_neg():
         x = x.resolve_neg()
-    _lrelu.forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
-                       y.stride(), alpha)
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                 y.stride(), alpha)
 
 
 def _backward_into(dy, s, alpha, from_output, dx):
@@ -105,7 +113,7 @@ def _backward_into(dy, s, alpha, from_output, dx):
 # The CPU kernels.
 
 def _forward_kernel(x, negative_slope=0.01):
-    y = torch.empty_like(x)
+    y = _empty_like(x)
     _forward_into(x, float(negative_slope), y, y_checked=True)
     return y
 
@@ -233,22 +241,24 @@ for _name in ("lrelu::leaky_relu", "lrelu::leaky_relu_"):
 
 
 def _eager(x):
-    """x is a plain CPU tensor in eager mode: no tracer, no fx proxy, no
-    tensor subclass that would want to see the operator."""
-    return type(x) is torch.Tensor and torch._C._get_tracing_state() is None
+    """x is a plain tensor in eager mode: no tracer, no fx proxy, no tensor
+    subclass that would want to see the operator."""
+    return type(x) is torch.Tensor and _tracing_state() is None
 
 
 def leaky_relu(x, negative_slope=0.01, inplace=False):
     """Like torch.nn.functional.leaky_relu, computed by lrelu."""
-    if not _eager(x):
+    if type(x) is not torch.Tensor or _tracing_state() is not None:
         if inplace:
             return torch.ops.lrelu.leaky_relu_(x, float(negative_slope))
         return torch.ops.lrelu.leaky_relu(x, float(negative_slope))
     if inplace:
         return _forward_inplace_autograd(x, negative_slope)
-    if x.requires_grad and torch.is_grad_enabled():
+    if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, False)
-    return _forward_kernel(x, negative_slope)
+    y = _empty_like(x)
+    _forward_into(x, float(negative_slope), y, y_checked=True)
+    return y
 
 
 def leaky_relu_backward(dy, s, negative_slope=0.01, from_output=False):
@@ -317,6 +327,7 @@ def call_backward(dy, s, alpha, from_output, out=None):
 
 _api._torch_call.tensor_type = torch.Tensor
 _api._torch_call.function = call
+_api._torch_call.leaky_relu = leaky_relu
 
 
 class LeakyReLU(torch.nn.Module):

@@ -246,28 +246,41 @@ def _eager(x):
     return type(x) is torch.Tensor and _tracing_state() is None
 
 
-def leaky_relu(x, negative_slope=0.01, inplace=False):
-    """Like torch.nn.functional.leaky_relu, computed by lrelu."""
-    if type(x) is not torch.Tensor or _tracing_state() is not None:
+def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
+               inplace: bool = False) -> torch.Tensor:
+    """Like torch.nn.functional.leaky_relu, computed by lrelu; scriptable
+    (torch.jit.script compiles the operator calls only)."""
+    if torch.jit.is_scripting():
         if inplace:
-            return torch.ops.lrelu.leaky_relu_(x, float(negative_slope))
-        return torch.ops.lrelu.leaky_relu(x, float(negative_slope))
-    if inplace:
-        return _forward_inplace_autograd(x, negative_slope)
-    if x.requires_grad and _grad_enabled():
-        return LeakyReLUFunction.apply(x, negative_slope, False)
-    y = _empty_like(x)
-    _forward_into(x, float(negative_slope), y, y_checked=True)
-    return y
+            return torch.ops.lrelu.leaky_relu_(x, negative_slope)
+        return torch.ops.lrelu.leaky_relu(x, negative_slope)
+    else:
+        if type(x) is not torch.Tensor or _tracing_state() is not None:
+            if inplace:
+                return torch.ops.lrelu.leaky_relu_(x, float(negative_slope))
+            return torch.ops.lrelu.leaky_relu(x, float(negative_slope))
+        if inplace:
+            return _forward_inplace_autograd(x, negative_slope)
+        if x.requires_grad and _grad_enabled():
+            return LeakyReLUFunction.apply(x, negative_slope, False)
+        y = _empty_like(x)
+        _forward_into(x, float(negative_slope), y, y_checked=True)
+        return y
 
 
-def leaky_relu_backward(dy, s, negative_slope=0.01, from_output=False):
+def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
+                        negative_slope: float = 0.01,
+                        from_output: bool = False) -> torch.Tensor:
     """dx = s < 0 ? negative_slope * dy : dy (s is x, or y if from_output),
-    differentiable in dy."""
-    if not (_eager(dy) and _eager(s)):
-        return torch.ops.lrelu.leaky_relu_backward(
-            dy, s, float(negative_slope), bool(from_output))
-    return _backward(dy, s, float(negative_slope), bool(from_output))
+    differentiable in dy; scriptable."""
+    if torch.jit.is_scripting():
+        return torch.ops.lrelu.leaky_relu_backward(dy, s, negative_slope,
+                                                   from_output)
+    else:
+        if not (_eager(dy) and _eager(s)):
+            return torch.ops.lrelu.leaky_relu_backward(
+                dy, s, float(negative_slope), bool(from_output))
+        return _backward(dy, s, float(negative_slope), bool(from_output))
 
 
 def _refuse_tracing(what):
@@ -342,11 +355,7 @@ class LeakyReLU(torch.nn.Module):
         self.negative_slope = float(negative_slope)
         self.inplace = bool(inplace)
 
-    def forward(self, x):
-        if torch.jit.is_scripting():
-            if self.inplace:
-                return torch.ops.lrelu.leaky_relu_(x, self.negative_slope)
-            return torch.ops.lrelu.leaky_relu(x, self.negative_slope)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self):

@@ -148,9 +148,16 @@ def test_script_function_and_gradient():
     def f(x: torch.Tensor) -> torch.Tensor:
         return torch.ops.lrelu.leaky_relu(x, 0.25).sum()
 
+    @torch.jit.script
+    def g(x: torch.Tensor) -> torch.Tensor:
+        y = lrelu_torch.leaky_relu(x, 0.25)
+        return lrelu_torch.leaky_relu_backward(torch.ones_like(y), x, 0.25)
+
     x = torch.tensor([-2.0, 3.0, -0.0], requires_grad=True)
     f(x).backward()
     assert x.grad.tolist() == [0.25, 1.0, 1.0]
+    assert "lrelu::leaky_relu_backward" in str(g.inlined_graph)
+    assert g(x.detach()).tolist() == [0.25, 1.0, 1.0]
 
 
 def test_trace_save_load_in_a_fresh_process(tmp_path):

@@ -14,7 +14,9 @@ Entry points:
   result is a tensor of the same framework.
 * ``leaky_relu_backward(dy, x, alpha=0.01, *, from_output=False, ...)``.
 * ``ufunc``: the NumPy ufunc ``leaky_relu(x, alpha) -> y``.
-* ``lrelu.torch``: an autograd Function and an ``nn.Module`` (imports torch).
+* ``lrelu.torch``: torch operators, an autograd Function and an
+  ``nn.Module``; imported on first use of the attribute (``import lrelu``
+  alone never imports torch).
 
 docs/python.md in the repository has the details.
 """
@@ -43,3 +45,11 @@ __all__ = [
     "set_threads",
     "ufunc",
 ]
+
+
+def __getattr__(name):
+    # lrelu.torch on first use: torch is heavy, and optional.
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch", __name__)
+    raise AttributeError(f"module 'lrelu' has no attribute {name!r}")

@@ -10,6 +10,17 @@ set_threads = _threads.set_threads
 get_threads = _threads.get_threads
 
 
+class _TorchCall:
+    """lrelu.torch.call for exact torch.Tensor x, filled in when lrelu.torch
+    is imported (never imports torch itself)."""
+    tensor_type = None
+    function = None  # lrelu.torch.call: out= and the other keywords
+    leaky_relu = None  # lrelu.torch.leaky_relu: no keywords
+
+
+_torch_call = _TorchCall()
+
+
 def cpu_targets():
     """SIMD targets compiled in that this CPU runs, best first (e.g.
     ['AVX2', 'SSE4', 'SSSE3', 'SCALAR'])."""
@@ -37,10 +48,15 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
-    if threads is None and type(x) is np.ndarray:
-        # The common call, straight to the ufunc: this wrapper's own cost
-        # is most of a small call's time.
-        return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
+    if threads is None:
+        # The common calls, straight to the ufunc or lrelu.torch: this
+        # wrapper's own cost is most of a small call's time.
+        if type(x) is np.ndarray:
+            return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
+        if type(x) is _torch_call.tensor_type and type(alpha) is float:
+            if not ufunc_kwargs:
+                return _torch_call.leaky_relu(x, alpha)
+            return _torch_call.function(x, alpha, **ufunc_kwargs)
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):
         return _dlpack.leaky_relu(x, alpha, threads, **ufunc_kwargs)
@@ -58,7 +74,9 @@ def leaky_relu_backward(dy, x, alpha=DEFAULT_ALPHA, *, from_output=False,
     the dx to write (may be dy itself). Returns dx.
     """
     threads = _threads.check(threads)
-    alpha = _dlpack.scalar_alpha(alpha)
+    alpha = _dlpack.scalar_alpha(
+        alpha, "leaky_relu_backward takes one real scalar alpha (the C ABI's "
+        "gradient has no alpha array)")
     from_output = bool(from_output)
     if _dlpack.is_dlpack_tensor(dy):
         return _dlpack.leaky_relu_backward(dy, x, alpha, from_output, threads,

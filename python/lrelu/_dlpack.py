@@ -27,49 +27,27 @@ def _torch():
 
 
 def _is_torch(x):
+    """A torch tensor, or a torch.fx Proxy standing for one while
+    torch.fx.symbolic_trace runs (it answers every attribute, __dlpack__
+    included, and must reach the torch operator)."""
     torch = _torch()
-    return torch is not None and isinstance(x, torch.Tensor)
+    if torch is None:
+        return False
+    fx = getattr(torch, "fx", None)
+    return isinstance(x, torch.Tensor) or (
+        fx is not None and isinstance(x, fx.Proxy))
 
 
-_TORCH_DTYPES = None
-
-
-def _check_torch_dtype(t, name):
-    # Some dtypes (bool in torch 1.13) cannot even leave torch through DLPack;
-    # name the dtype rather than the transport.
-    global _TORCH_DTYPES
-    if _TORCH_DTYPES is None:
-        torch = _torch()
-        _TORCH_DTYPES = frozenset((torch.float16, torch.bfloat16,
-                                   torch.float32, torch.float64))
-    if t.dtype not in _TORCH_DTYPES:
-        raise TypeError(
-            f"lrelu: {name} has dtype {t.dtype}; lrelu computes float16, "
-            f"bfloat16, float32 and float64 only (contract v1)")
-
-
-def _check_autograd(tensors, what):
-    if _torch().is_grad_enabled() and any(
-            _is_torch(t) and t.requires_grad for t in tensors):
-        raise RuntimeError(
-            f"lrelu.{what}(out=...) does not support automatic "
-            f"differentiation; use lrelu.torch.leaky_relu or detach first")
-
-
-def _detached(t):
-    # torch refuses to export a tensor that requires grad through DLPack;
-    # the memory is the same either way.
-    return t.detach() if _is_torch(t) and t.requires_grad else t
-
-
-def scalar_alpha(alpha):
+def scalar_alpha(alpha, why="with DLPack tensors alpha must be one real "
+                 "scalar; use NumPy arrays for an alpha array"):
     """alpha as a Python float: the C ABI takes one alpha per call."""
+    if getattr(alpha, "ndim", 0) != 0:
+        raise TypeError(f"lrelu: {why}; got alpha of shape "
+                        f"{tuple(alpha.shape)}")
     try:
         return float(alpha)
     except (TypeError, ValueError):
-        raise TypeError(
-            "lrelu: with DLPack tensors alpha must be a real scalar; use "
-            "NumPy arrays for an alpha array") from None
+        raise TypeError(f"lrelu: {why}; got {type(alpha).__name__}") from None
 
 
 def _namespace(x):
@@ -93,6 +71,11 @@ def _framework_result(x, compute):
     return namespace.from_dlpack(y)
 
 
+def _lrelu_torch():
+    from . import torch as lrelu_torch  # torch is imported already
+    return lrelu_torch
+
+
 def leaky_relu(x, alpha, threads, out=None, **ufunc_kwargs):
     if ufunc_kwargs:
         raise TypeError(
@@ -101,16 +84,11 @@ def leaky_relu(x, alpha, threads, out=None, **ufunc_kwargs):
             f"out= only")
     alpha = scalar_alpha(alpha)
     if _is_torch(x):
-        _check_torch_dtype(x, "x")
-        if out is not None:
-            _check_autograd((x, out), "leaky_relu")
-        elif x.requires_grad and _torch().is_grad_enabled():
-            from . import torch as lrelu_torch
-            return _threads.call_with(threads, lrelu_torch.leaky_relu, x,
-                                      alpha)
-        x = _detached(x)
+        # Through lrelu.torch: autograd, tracing, lazy negation, version
+        # counters, and no DLPack import on the way.
+        return _threads.call_with(threads, _lrelu_torch().call, x, alpha, out)
     if out is not None:
-        _lrelu.forward(x, alpha, _detached(out), threads)
+        _lrelu.forward(x, alpha, out, threads)
         return out
     return _framework_result(
         x, lambda y: _lrelu.forward(x, alpha, y, threads))
@@ -118,13 +96,10 @@ def leaky_relu(x, alpha, threads, out=None, **ufunc_kwargs):
 
 def leaky_relu_backward(dy, s, alpha, from_output, threads, out=None):
     if _is_torch(dy):
-        _check_torch_dtype(dy, "dy")
-        if out is not None:
-            _check_autograd((dy, s, out), "leaky_relu_backward")
-        dy = _detached(dy)
-        s = _detached(s)
+        return _threads.call_with(threads, _lrelu_torch().call_backward, dy,
+                                  s, alpha, from_output, out)
     if out is not None:
-        _lrelu.backward(dy, s, alpha, from_output, _detached(out), threads)
+        _lrelu.backward(dy, s, alpha, from_output, out, threads)
         return out
     return _framework_result(
         dy, lambda dx: _lrelu.backward(dy, s, alpha, from_output, dx, threads))

@@ -11,18 +11,29 @@ import operator
 from . import _lrelu
 
 
+# The extension holds a per-thread override as an int64.
+MAX_THREADS = (1 << 63) - 1
+
+
 def check(threads):
-    """threads as a non-negative int, or None."""
+    """threads as an int in [0, MAX_THREADS], or None; errors name threads=."""
     if threads is None:
         return None
+    if isinstance(threads, bool):
+        raise TypeError("lrelu: threads= must be an int >= 0 or None, not "
+                        "bool")
     try:
         value = operator.index(threads)
     except TypeError:
         raise TypeError(
-            f"lrelu: threads must be an int >= 0 or None, not "
+            f"lrelu: threads= must be an int >= 0 or None, not "
             f"{type(threads).__name__}") from None
     if value < 0:
-        raise ValueError(f"lrelu: threads must be >= 0, not {value}")
+        raise ValueError(f"lrelu: threads= must be >= 0, not {value}")
+    if value > MAX_THREADS:
+        raise ValueError(
+            f"lrelu: threads={value} is too large (at most 2**63 - 1; 0 "
+            f"means all hardware threads)")
     return value
 
 
@@ -42,7 +53,7 @@ def set_threads(threads):
     hardware threads). Lazy arrays (dask) compute with this default."""
     value = check(threads)
     if value is None:
-        raise TypeError("lrelu.set_threads: threads must be an int >= 0")
+        raise TypeError("lrelu.set_threads: threads= must be an int >= 0")
     _lrelu.set_default_threads(value)
 
 

@@ -1,76 +1,361 @@
-"""lrelu for PyTorch: an autograd Function and an nn.Module.
+"""lrelu for PyTorch: torch operators, an autograd Function and an nn.Module.
 
-Forward and gradient run in lrelu through DLPack, on the tensors' own memory.
+Importing this module registers two operators with torch.library (and the
+in-place form of the first), CPU kernels plus autograd kernels:
+
+* ``torch.ops.lrelu.leaky_relu(x, negative_slope=0.01)`` and
+  ``torch.ops.lrelu.leaky_relu_(x, negative_slope=0.01)`` (in place);
+* ``torch.ops.lrelu.leaky_relu_backward(dy, s, negative_slope, from_output)``
+  (s is x, or y when from_output), itself differentiable, so double backward
+  works (gradgradcheck, gradient penalties).
+
+so that torch.jit.script, torch.jit.trace (and save/load, in a process that
+imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu node) see
+one operator. Eager calls skip the dispatcher where nothing needs it: the
+kernels hand the tensors' addresses, shapes and strides to the library.
+
 Differences from torch.nn.functional.leaky_relu, all from lrelu's contract
-(y = x < 0 ? alpha * x : x; dx = x < 0 ? alpha * dy : dy):
+(y = x < 0 ? alpha * x : x; dx = x < 0 ? alpha * dy : dy): docs/python.md.
 
-* the gradient at exactly x = 0 (either sign) is dy, where torch (which
-  tests x > 0) gives negative_slope * dy;
-* at x = -0 with negative_slope < 0, y is -0 (passed through) where torch
-  gives +0 (-0 * negative_slope);
-* float16 and bfloat16 use alpha rounded to float32, not to the tensor's
-  dtype.
-
-inplace=True overwrites x with y and then takes the gradient from y, which
-shows x's sign only when alpha > 0: like PyTorch, it refuses a
-negative_slope <= 0 when a gradient is needed.
+inplace=True overwrites x with y. Its gradient comes from y for
+negative_slope > 0; for negative_slope == 0 lrelu keeps a copy of x (y no
+longer shows where x < 0); a negative slope is refused when a gradient is
+needed, as torch does.
 """
 import torch
-from torch.autograd.function import once_differentiable
+from torch.onnx import symbolic_helper
 
-from . import _lrelu
+from . import _api, _lrelu
 
 __all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
 
+# Looked up once: these run on every small call.
+_forward_raw = _lrelu.forward_raw
+_empty_like = torch.empty_like
+_tracing_state = torch._C._get_tracing_state
+_grad_enabled = torch.is_grad_enabled
+
+_DTYPES = {
+    torch.float32: _lrelu.DTYPE_FLOAT32,
+    torch.float16: _lrelu.DTYPE_FLOAT16,
+    torch.bfloat16: _lrelu.DTYPE_BFLOAT16,
+    torch.float64: _lrelu.DTYPE_FLOAT64,
+}
+
+
+def _dtype_code(t, name):
+    code = _DTYPES.get(t.dtype)
+    if code is None:
+        raise TypeError(
+            f"lrelu: {name} has dtype {t.dtype}; lrelu computes float16, "
+            f"bfloat16, float32 and float64 only (contract v1)")
+    if not t.is_cpu:
+        raise ValueError(f"lrelu: {name} lives on {t.device}; the lrelu "
+                         f"Python package computes on the CPU only")
+    return code
+
+
+def _readable(t):
+    # A lazy negation (e.g. the imaginary part of a conjugate view) is a
+    # flag, not in memory: materialise it rather than read the wrong sign.
+    return t.resolve_neg() if t.is_neg() else t
+
+
+def _check_writable(t, name):
+    if t.is_neg() or t.is_conj():
+        raise ValueError(
+            f"lrelu: {name} carries torch's lazy negation or conjugation "
+            f"bit; writing its memory would not give the values asked for: "
+            f"pass a tensor without it (t.resolve_neg())")
+
+
+def _bump_version(t):
+    # What torch's own in-place ops do, so that autograd notices the write
+    # (copy_ from itself moves no data).
+    t.copy_(t)
+
+
+def _forward_into(x, alpha, y, y_checked=False):
+    """y = leaky_relu(x) into the existing y (may be x: in place)."""
+    code = _DTYPES.get(x.dtype) if x.is_cpu else None
+    if code is None:
+        code = _dtype_code(x, "x")  # raises
+    if not y_checked:
+        if y.dtype != x.dtype:
+            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
+                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
+        _dtype_code(y, "y")
+    if x.is_neg():
+        x = x.resolve_neg()
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                 y.stride(), alpha)
+
+
+def _backward_into(dy, s, alpha, from_output, dx):
+    code = _dtype_code(dy, "dy")
+    for t, name in ((s, "y" if from_output else "x"), (dx, "dx")):
+        _dtype_code(t, name)
+        if t.dtype != dy.dtype:
+            raise TypeError(f"lrelu: {name} has dtype {t.dtype} but dy has "
+                            f"{dy.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
+    if s.shape != dy.shape or dx.shape != dy.shape:
+        raise ValueError(
+            f"lrelu: dy has shape {tuple(dy.shape)}, s {tuple(s.shape)}, dx "
+            f"{tuple(dx.shape)}: they must be equal "
+            f"(LRELU_STATUS_SHAPE_MISMATCH)")
+    dy = _readable(dy)
+    s = _readable(s)
+    _lrelu.backward_raw(dy.data_ptr(), s.data_ptr(), dx.data_ptr(), code,
+                        dy.shape, dy.stride(), s.stride(), dx.stride(),
+                        alpha, from_output)
+
+
+# The CPU kernels.
+
+def _forward_kernel(x, negative_slope=0.01):
+    y = _empty_like(x)
+    _forward_into(x, float(negative_slope), y, y_checked=True)
+    return y
+
+
+def _forward_inplace_kernel(x, negative_slope=0.01):
+    _check_writable(x, "x")
+    _forward_into(x, float(negative_slope), x)
+    return x
+
+
+def _backward_kernel(dy, s, negative_slope, from_output):
+    dx = torch.empty_like(dy)
+    _backward_into(dy, s, float(negative_slope), bool(from_output), dx)
+    return dx
+
+
+# Autograd.
+
+def _check_inplace_slope(alpha):
+    # torch's rule: the gradient of in-place leaky_relu needs slope >= 0.
+    if not alpha >= 0:
+        raise ValueError(
+            f"lrelu.torch: in-place leaky_relu with negative_slope {alpha} "
+            f"cannot be differentiated: y no longer shows where x < 0; use "
+            f"inplace=False")
+
 
 class LeakyReLUFunction(torch.autograd.Function):
-    """apply(x, negative_slope, inplace) -> y."""
+    """apply(x, negative_slope, inplace) -> y; differentiable twice."""
 
     @staticmethod
     def forward(ctx, x, negative_slope, inplace):
         alpha = float(negative_slope)
         ctx.alpha = alpha
-        ctx.from_output = bool(inplace)
-        if inplace:
-            if ctx.needs_input_grad[0] and not alpha > 0:
-                raise ValueError(
-                    f"lrelu.torch: in-place leaky_relu with negative_slope "
-                    f"{alpha} cannot be differentiated: the gradient from the "
-                    f"output y needs negative_slope > 0; use inplace=False")
-            _lrelu.forward(x.detach(), alpha, x.detach())
-            ctx.mark_dirty(x)
+        if not inplace:
+            ctx.from_output = False
             ctx.save_for_backward(x)
-            return x
-        y = torch.empty_like(x)
-        _lrelu.forward(x.detach(), alpha, y)
-        ctx.save_for_backward(x)
-        return y
+            return _forward_kernel(x, alpha)
+        if ctx.needs_input_grad[0]:
+            _check_inplace_slope(alpha)
+        # From y when alpha > 0; at alpha == 0, y = -0 hides whether x was
+        # -0 (gradient dy) or negative (gradient 0): keep x.
+        ctx.from_output = alpha > 0
+        saved = x if ctx.from_output else x.clone()
+        _forward_inplace_kernel(x, alpha)
+        ctx.mark_dirty(x)
+        ctx.save_for_backward(saved)
+        return x
 
     @staticmethod
-    @once_differentiable
     def backward(ctx, dy):
         (s,) = ctx.saved_tensors
-        dy = dy.detach()
-        dx = torch.empty_like(dy)
-        _lrelu.backward(dy, s.detach(), ctx.alpha, ctx.from_output, dx)
-        return dx, None, None
+        return _backward(dy, s, ctx.alpha, ctx.from_output), None, None
+
+    @staticmethod
+    def symbolic(g, x, negative_slope, inplace):
+        # ONNX export of a traced apply() (a prim::PythonOp node).
+        return g.op("LeakyRelu", x, alpha_f=float(negative_slope))
 
 
-def leaky_relu(x, negative_slope=0.01, inplace=False):
-    """Like torch.nn.functional.leaky_relu, computed by lrelu."""
-    return LeakyReLUFunction.apply(x, negative_slope, inplace)
+class _BackwardFunction(torch.autograd.Function):
+    """apply(dy, s, negative_slope, from_output) -> dx. Linear in dy with
+    the same mask; zero derivative in s (almost everywhere)."""
+
+    @staticmethod
+    def forward(ctx, dy, s, negative_slope, from_output):
+        ctx.alpha = float(negative_slope)
+        ctx.from_output = bool(from_output)
+        ctx.save_for_backward(s)
+        return _backward_kernel(dy, s, ctx.alpha, ctx.from_output)
+
+    @staticmethod
+    def backward(ctx, ddx):
+        (s,) = ctx.saved_tensors
+        return _backward(ddx, s, ctx.alpha, ctx.from_output), None, None, None
+
+
+def _needs_grad(*tensors):
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+
+def _backward(dy, s, alpha, from_output):
+    if _needs_grad(dy, s):
+        return _BackwardFunction.apply(dy, s, alpha, from_output)
+    return _backward_kernel(dy, s, alpha, from_output)
+
+
+def _forward_autograd(x, negative_slope=0.01):
+    if _needs_grad(x):
+        return LeakyReLUFunction.apply(x, negative_slope, False)
+    return _forward_kernel(x, negative_slope)
+
+
+def _forward_inplace_autograd(x, negative_slope=0.01):
+    if _needs_grad(x):
+        return LeakyReLUFunction.apply(x, negative_slope, True)
+    _forward_inplace_kernel(x, negative_slope)
+    _bump_version(x)
+    return x
+
+
+# The operators.
+
+_LIBRARY = torch.library.Library("lrelu", "DEF")
+_LIBRARY.define("leaky_relu(Tensor x, float negative_slope=0.01) -> Tensor")
+_LIBRARY.define(
+    "leaky_relu_(Tensor(a!) x, float negative_slope=0.01) -> Tensor(a!)")
+_LIBRARY.define("leaky_relu_backward(Tensor dy, Tensor s, float "
+                "negative_slope, bool from_output) -> Tensor")
+_LIBRARY.impl("leaky_relu", _forward_kernel, "CPU")
+_LIBRARY.impl("leaky_relu_", _forward_inplace_kernel, "CPU")
+_LIBRARY.impl("leaky_relu_backward", _backward_kernel, "CPU")
+_LIBRARY.impl("leaky_relu", _forward_autograd, "Autograd")
+_LIBRARY.impl("leaky_relu_", _forward_inplace_autograd, "Autograd")
+_LIBRARY.impl("leaky_relu_backward", _backward, "Autograd")
+
+
+def _onnx_leaky_relu(g, x, negative_slope):
+    slope = symbolic_helper._maybe_get_const(negative_slope, "f")
+    return g.op("LeakyRelu", x, alpha_f=slope)
+
+
+for _name in ("lrelu::leaky_relu", "lrelu::leaky_relu_"):
+    torch.onnx.register_custom_op_symbolic(_name, _onnx_leaky_relu, 9)
+
+
+def _eager(x):
+    """x is a plain tensor in eager mode: no tracer, no fx proxy, no tensor
+    subclass that would want to see the operator."""
+    return type(x) is torch.Tensor and _tracing_state() is None
+
+
+def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
+               inplace: bool = False) -> torch.Tensor:
+    """Like torch.nn.functional.leaky_relu, computed by lrelu; scriptable
+    (torch.jit.script compiles the operator calls only)."""
+    if torch.jit.is_scripting():
+        if inplace:
+            return torch.ops.lrelu.leaky_relu_(x, negative_slope)
+        return torch.ops.lrelu.leaky_relu(x, negative_slope)
+    else:
+        if type(x) is not torch.Tensor or _tracing_state() is not None:
+            if inplace:
+                return torch.ops.lrelu.leaky_relu_(x, float(negative_slope))
+            return torch.ops.lrelu.leaky_relu(x, float(negative_slope))
+        if inplace:
+            return _forward_inplace_autograd(x, negative_slope)
+        if x.requires_grad and _grad_enabled():
+            return LeakyReLUFunction.apply(x, negative_slope, False)
+        y = _empty_like(x)
+        _forward_into(x, float(negative_slope), y, y_checked=True)
+        return y
+
+
+def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
+                        negative_slope: float = 0.01,
+                        from_output: bool = False) -> torch.Tensor:
+    """dx = s < 0 ? negative_slope * dy : dy (s is x, or y if from_output),
+    differentiable in dy; scriptable."""
+    if torch.jit.is_scripting():
+        return torch.ops.lrelu.leaky_relu_backward(dy, s, negative_slope,
+                                                   from_output)
+    else:
+        if not (_eager(dy) and _eager(s)):
+            return torch.ops.lrelu.leaky_relu_backward(
+                dy, s, float(negative_slope), bool(from_output))
+        return _backward(dy, s, float(negative_slope), bool(from_output))
+
+
+def _refuse_tracing(what):
+    # A write the tracer cannot see would be replayed as a constant.
+    if torch._C._get_tracing_state() is not None:
+        raise RuntimeError(
+            f"lrelu: {what}(out=...) cannot be traced; use the result of "
+            f"lrelu.torch.{what}(...) instead")
+
+
+def call(x, alpha, out=None, **ufunc_kwargs):
+    """lrelu.leaky_relu(x, alpha, out=...) for a torch tensor x."""
+    if ufunc_kwargs:
+        raise TypeError(
+            f"lrelu.leaky_relu: {', '.join(sorted(ufunc_kwargs))} work only "
+            f"for NumPy arrays and __array_ufunc__ types; DLPack tensors take "
+            f"out= only")
+    if out is None:
+        return leaky_relu(x, alpha)
+    _refuse_tracing("leaky_relu")
+    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "lrelu.leaky_relu(out=...) does not support automatic "
+            "differentiation; use lrelu.torch.leaky_relu or detach first")
+    _check_writable(out, "out")
+    if out.shape != x.shape:
+        raise ValueError(
+            f"lrelu: y has shape {tuple(out.shape)} but x has "
+            f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
+    _forward_into(x, float(alpha), out)
+    _bump_version(out)
+    return out
+
+
+def call_backward(dy, s, alpha, from_output, out=None):
+    """lrelu.leaky_relu_backward for torch tensors."""
+    if not isinstance(s, torch.Tensor):
+        raise TypeError(f"lrelu: dy is a torch tensor but "
+                        f"{'y' if from_output else 'x'} is a "
+                        f"{type(s).__name__}")
+    if out is None:
+        if torch._C._get_tracing_state() is not None:
+            return torch.ops.lrelu.leaky_relu_backward(dy, s, alpha,
+                                                       from_output)
+        return _backward_kernel(dy.detach(), s.detach(), alpha, from_output)
+    _refuse_tracing("leaky_relu_backward")
+    if torch.is_grad_enabled() and any(
+            t.requires_grad for t in (dy, s, out)):
+        raise RuntimeError(
+            "lrelu.leaky_relu_backward(out=...) does not support automatic "
+            "differentiation; detach first")
+    _check_writable(out, "out")
+    _backward_into(dy, s, float(alpha), bool(from_output), out)
+    _bump_version(out)
+    return out
+
+
+_api._torch_call.tensor_type = torch.Tensor
+_api._torch_call.function = call
+_api._torch_call.leaky_relu = leaky_relu
 
 
 class LeakyReLU(torch.nn.Module):
     """Like torch.nn.LeakyReLU(negative_slope=0.01, inplace=False), computed
-    by lrelu."""
+    by lrelu; scriptable and traceable."""
+
+    negative_slope: float
+    inplace: bool
 
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
-        self.negative_slope = negative_slope
-        self.inplace = inplace
+        self.negative_slope = float(negative_slope)
+        self.inplace = bool(inplace)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self):

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +69,108 @@ void Backward(nb::handle dy, nb::handle s, double alpha, bool from_output,
   if (status != LRELU_STATUS_OK) ThrowStatus(status, message);
 }
 
+// A tensor described by its parts, for callers that already hold them (torch
+// tensors: data_ptr(), shape, stride()), so that a small call costs no DLPack
+// import. The caller keeps the memory alive and has checked the device.
+// A tuple of ints (torch.Size is a tuple subclass, which nanobind's
+// std::vector caster takes the slow way) as int64s.
+std::vector<int64_t> Int64s(nb::handle sequence, const char* name) {
+  if (!PyTuple_Check(sequence.ptr())) {
+    return nb::cast<std::vector<int64_t>>(sequence);
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(sequence.ptr());
+  std::vector<int64_t> values(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    values[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(sequence.ptr(), i));
+    if (values[i] == -1 && PyErr_Occurred()) {
+      PyErr_Format(PyExc_TypeError, "lrelu: %s must hold ints", name);
+      throw nb::python_error();
+    }
+  }
+  return values;
+}
+
+struct RawTensor {
+  lrelu_tensor_t tensor;
+  RawTensor(uintptr_t data, int dtype, const std::vector<int64_t>& shape,
+            const std::vector<int64_t>& strides) {
+    if (shape.size() != strides.size()) {
+      PyErr_SetString(PyExc_ValueError,
+                      "lrelu: shape and strides differ in length");
+      throw nb::python_error();
+    }
+    tensor.data = reinterpret_cast<void*>(data);
+    tensor.dtype = static_cast<lrelu_dtype_t>(dtype);
+    tensor.rank = static_cast<int32_t>(shape.size());
+    tensor.shape = shape.data();
+    tensor.strides = strides.data();
+  }
+};
+
+// Calls this small stay on the calling thread holding the GIL: letting go of
+// it would cost more than the work.
+constexpr int64_t kReleaseGilElements = 4096;
+
+// The element count, saturating at kReleaseGilElements (no overflow; a
+// shape the library will refuse counts as 0).
+int64_t ElementCount(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d <= 0) return 0;
+    n = std::min(n * std::min(d, kReleaseGilElements), kReleaseGilElements);
+  }
+  return n;
+}
+
+template <typename F>
+void CallRaw(int64_t elements, F call) {
+  lrelu_status_t status;
+  std::string message;
+  if (elements >= kReleaseGilElements) {
+    nb::gil_scoped_release release;
+    status = call();
+    if (status != LRELU_STATUS_OK) message = lrelu_last_error();
+  } else {
+    status = call();
+    if (status != LRELU_STATUS_OK) message = lrelu_last_error();
+  }
+  if (status != LRELU_STATUS_OK) ThrowStatus(status, message);
+}
+
+void ForwardRaw(uintptr_t x, uintptr_t y, int dtype, nb::handle shape_in,
+                nb::handle x_strides_in, nb::handle y_strides_in,
+                double alpha) {
+  const std::vector<int64_t> shape = Int64s(shape_in, "shape");
+  const std::vector<int64_t> x_strides = Int64s(x_strides_in, "x_strides");
+  const std::vector<int64_t> y_strides = Int64s(y_strides_in, "y_strides");
+  const RawTensor xt(x, dtype, shape, x_strides);
+  const RawTensor yt(y, dtype, shape, y_strides);
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(shape), [&] {
+    return lrelu_leaky_relu(&xt.tensor, alpha, &yt.tensor, &options);
+  });
+}
+
+void BackwardRaw(uintptr_t dy, uintptr_t s, uintptr_t dx, int dtype,
+                 nb::handle shape_in, nb::handle dy_strides_in,
+                 nb::handle s_strides_in, nb::handle dx_strides_in,
+                 double alpha, bool from_output) {
+  const std::vector<int64_t> shape = Int64s(shape_in, "shape");
+  const std::vector<int64_t> dy_strides = Int64s(dy_strides_in, "dy_strides");
+  const std::vector<int64_t> s_strides = Int64s(s_strides_in, "s_strides");
+  const std::vector<int64_t> dx_strides = Int64s(dx_strides_in, "dx_strides");
+  const RawTensor dyt(dy, dtype, shape, dy_strides);
+  const RawTensor st(s, dtype, shape, s_strides);
+  const RawTensor dxt(dx, dtype, shape, dx_strides);
+  const lrelu_options_t options = CurrentOptions();
+  const lrelu_grad_source_t source =
+      from_output ? LRELU_GRAD_FROM_Y : LRELU_GRAD_FROM_X;
+  CallRaw(ElementCount(shape), [&] {
+    return lrelu_leaky_relu_backward(&dyt.tensor, &st.tensor, alpha, source,
+                                     &dxt.tensor, &options);
+  });
+}
+
 std::vector<std::string> CpuTargets() {
   std::vector<std::string> names;
   for (size_t i = 0; i < lrelu_cpu_target_count(); ++i) {
@@ -103,6 +206,10 @@ NB_MODULE(_lrelu, m) {
       bfloat16_problem.empty() ? nb::object(nb::none())
                                : nb::object(nb::str(bfloat16_problem.c_str()));
   m.attr("ufunc") = lp::MakeUfunc();
+  // pickle finds a ufunc by its __name__ in a module (NumPy's
+  // _ufunc_reconstruct): lrelu._lrelu.leaky_relu is lrelu.ufunc, so that it
+  // travels to other processes (multiprocessing, dask's process schedulers).
+  m.attr("leaky_relu") = m.attr("ufunc");
 
   m.def("forward", &lp::Forward, nb::arg("x"), nb::arg("alpha"), nb::arg("y"),
         nb::arg("threads") = nb::none(),
@@ -113,6 +220,20 @@ NB_MODULE(_lrelu, m) {
         nb::arg("threads") = nb::none(),
         "dx = s < 0 ? alpha * dy : dy into the existing dx; s is x, or y when "
         "from_output (alpha > 0 only).");
+  m.def("forward_raw", &lp::ForwardRaw, nb::arg("x"), nb::arg("y"),
+        nb::arg("dtype"), nb::arg("shape"), nb::arg("x_strides"),
+        nb::arg("y_strides"), nb::arg("alpha"),
+        "forward on memory given as addresses, lrelu_dtype_t and element "
+        "strides (for lrelu.torch; the caller keeps the memory alive).");
+  m.def("backward_raw", &lp::BackwardRaw, nb::arg("dy"), nb::arg("s"),
+        nb::arg("dx"), nb::arg("dtype"), nb::arg("shape"),
+        nb::arg("dy_strides"), nb::arg("s_strides"), nb::arg("dx_strides"),
+        nb::arg("alpha"), nb::arg("from_output"),
+        "backward on memory given as addresses (see forward_raw).");
+  m.attr("DTYPE_FLOAT32") = static_cast<int>(LRELU_DTYPE_FLOAT32);
+  m.attr("DTYPE_FLOAT16") = static_cast<int>(LRELU_DTYPE_FLOAT16);
+  m.attr("DTYPE_BFLOAT16") = static_cast<int>(LRELU_DTYPE_BFLOAT16);
+  m.attr("DTYPE_FLOAT64") = static_cast<int>(LRELU_DTYPE_FLOAT64);
   m.def(
       "data_ptr",
       [](nb::handle object) {

@@ -9,9 +9,12 @@
 
 #include "dtypes.h"
 #include "errors.h"
+#include "gil.h"
 #include "lrelu/lrelu.h"
 #include "numpy_api.h"
+#include "overlap.h"
 #include "threads.h"
+#include "type_resolver.h"
 
 namespace nb = nanobind;
 
@@ -28,6 +31,12 @@ constexpr npy_intp kReleaseGilElements = 512;
 // Whether the most recent inner loop ran holding the GIL: lets the tests see
 // that NumPy released it (the loops never touch Python state).
 std::atomic<bool> g_last_loop_held_gil{false};
+
+// Whether NumPy holds the GIL while it runs the bfloat16 loop: it does when
+// ml_dtypes' dtype says it needs the Python API (NPY_NEEDS_PYAPI).
+std::atomic<bool> g_bfloat16_holds_gil{false};
+
+bool BFloat16HoldsGil() { return g_bfloat16_holds_gil.load(); }
 
 // The inner loops run without the GIL; a failure takes it to set the Python
 // error. The loops only see valid dtypes, shapes and no partial overlap
@@ -52,26 +61,12 @@ lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
   return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
 }
 
-// One run of elements that share one alpha.
-lrelu_status_t Run(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
-                   npy_intp x_step, double alpha, char* y, npy_intp y_step,
-                   npy_intp n, const lrelu_options_t& options) {
-  const bool whole_elements = x_step % itemsize == 0 && y_step % itemsize == 0;
-  if (whole_elements && (y_step != 0 || n == 1)) {
-    return Call(dtype, itemsize, x, x_step, alpha, y, y_step, n, options);
-  }
-  if (y_step == 0) {
-    // Every element lands on the same y (ufunc.reduce): one after another,
-    // in order, as NumPy's own loops do.
-    for (npy_intp i = 0; i < n; ++i) {
-      lrelu_status_t status =
-          Call(dtype, itemsize, x + i * x_step, 0, alpha, y, 0, 1, options);
-      if (status != LRELU_STATUS_OK) return status;
-    }
-    return LRELU_STATUS_OK;
-  }
-  // Strides that are not whole elements: copy into an aligned buffer,
-  // compute there in place, copy back.
+// Through a buffer: strides that are not whole elements, or x and y sharing
+// memory other than in place (as if x were copied first, a block at a time;
+// for the calls NumPy makes, that is its in-order meaning).
+lrelu_status_t Buffered(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
+                        npy_intp x_step, double alpha, char* y, npy_intp y_step,
+                        npy_intp n, const lrelu_options_t& options) {
   alignas(16) char buffer[kBufferBytes];
   const npy_intp block = static_cast<npy_intp>(kBufferBytes) / itemsize;
   for (npy_intp start = 0; start < n; start += block) {
@@ -85,6 +80,39 @@ lrelu_status_t Run(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
     for (npy_intp i = 0; i < m; ++i) {
       std::memcpy(y + (start + i) * y_step, buffer + i * itemsize, itemsize);
     }
+  }
+  return LRELU_STATUS_OK;
+}
+
+// One run of elements that share one alpha.
+lrelu_status_t Run(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
+                   npy_intp x_step, double alpha, char* y, npy_intp y_step,
+                   npy_intp n, const lrelu_options_t& options) {
+  if (y_step == 0 && n > 1) {
+    // Every element lands on the same y (ufunc.reduce): one after another,
+    // in order, as NumPy's own loops do.
+    for (npy_intp i = 0; i < n; ++i) {
+      lrelu_status_t status =
+          Call(dtype, itemsize, x + i * x_step, 0, alpha, y, 0, 1, options);
+      if (status != LRELU_STATUS_OK) return status;
+    }
+    return LRELU_STATUS_OK;
+  }
+  const bool whole_elements = x_step % itemsize == 0 && y_step % itemsize == 0;
+  const RunSharing shared = ClassifySharing(x, x_step, y, y_step, n, itemsize);
+  if (!whole_elements || shared.sharing == Sharing::kOther) {
+    return Buffered(dtype, itemsize, x, x_step, alpha, y, y_step, n, options);
+  }
+  if (shared.sharing != Sharing::kChained) {
+    return Call(dtype, itemsize, x, x_step, alpha, y, y_step, n, options);
+  }
+  // x reads what this run writes lag elements earlier: in order, lag
+  // elements per call, so that each call's x and y are apart.
+  for (npy_intp start = 0; start < n; start += shared.lag) {
+    const npy_intp m = std::min<npy_intp>(shared.lag, n - start);
+    lrelu_status_t status = Call(dtype, itemsize, x + start * x_step, x_step,
+                                 alpha, y + start * y_step, y_step, m, options);
+    if (status != LRELU_STATUS_OK) return status;
   }
   return LRELU_STATUS_OK;
 }
@@ -108,15 +136,18 @@ void LeakyReluLoop(char** args, npy_intp const* dimensions,
   const npy_intp x_step = steps[0];
   const npy_intp alpha_step = steps[1];
   const npy_intp y_step = steps[2];
-  // NumPy releases the GIL before calling the loop, except for tiny calls
-  // and for dtypes flagged as needing the Python API (ml_dtypes.bfloat16).
-  // The loop never touches Python objects, so it lets go of the GIL itself
-  // when it was handed it with enough work to be worth it.
+  // NumPy calls the loop without the GIL for calls of 500 elements or
+  // more, except when a dtype needs the Python API (ml_dtypes.bfloat16 says
+  // it does): then NumPy holds the GIL for the whole call, and only then
+  // does the loop, which never touches Python objects, let go of it itself.
+  // (PyGILState_Check cannot tell: it answers 1 once a subinterpreter
+  // exists.)
   PyThreadState* saved = nullptr;
-  if (n >= kReleaseGilElements && PyGILState_Check()) {
+  if (kDtype == LRELU_DTYPE_BFLOAT16 && BFloat16HoldsGil() &&
+      n >= kReleaseGilElements) {
     saved = PyEval_SaveThread();
   }
-  g_last_loop_held_gil.store(saved == nullptr && PyGILState_Check() != 0);
+  g_last_loop_held_gil.store(ThisThreadHoldsGil());
   const lrelu_options_t options = CurrentOptions();
   // The loop leaves the floating-point status flags as it found them:
   // comparing NaNs or rounding a product is the contract working, not a
@@ -146,54 +177,6 @@ void LeakyReluLoop(char** args, npy_intp const* dimensions,
   }
   std::fesetexceptflag(&flags, FE_ALL_EXCEPT);
   if (saved != nullptr) PyEval_RestoreThread(saved);
-}
-
-// A signature= or dtype= that names only some operands: alpha defaults to
-// float64 and x and y to each other, so that dtype=np.float32 (which NumPy
-// passes as (None, None, float32)) selects the 'fd->f' loop. Anything else
-// is returned unchanged, as a new reference.
-PyObject* CompleteSignature(PyObject* type_tup) {
-  if (!PyTuple_Check(type_tup) || PyTuple_GET_SIZE(type_tup) != 3) {
-    Py_INCREF(type_tup);
-    return type_tup;
-  }
-  PyObject* types[3];
-  for (int i = 0; i < 3; ++i) types[i] = PyTuple_GET_ITEM(type_tup, i);
-  PyObject* float64 =
-      reinterpret_cast<PyObject*>(PyArray_DescrFromType(NPY_DOUBLE));
-  if (types[1] == Py_None) types[1] = float64;
-  if (types[0] == Py_None) types[0] = types[2];
-  if (types[2] == Py_None) types[2] = types[0];
-  PyObject* completed = PyTuple_Pack(3, types[0], types[1], types[2]);
-  Py_DECREF(float64);
-  return completed;
-}
-
-// NumPy's default resolution would also find a loop for integer and bool x
-// (they cast safely to float16 or float64); the contract rejects them. An
-// explicit dtype=/signature= is the caller asking for a cast, and is
-// honoured.
-int ResolveTypes(PyUFuncObject* ufunc, NPY_CASTING casting,
-                 PyArrayObject** operands, PyObject* type_tup,
-                 PyArray_Descr** out_dtypes) {
-  if (type_tup == nullptr) {
-    lrelu_dtype_t dtype;
-    if (!DtypeFromNumpy(PyArray_TYPE(operands[0]), &dtype)) {
-      PyErr_Format(PyExc_TypeError,
-                   "lrelu.ufunc: x has dtype %S; lrelu computes float16, "
-                   "bfloat16, float32 and float64 only (contract v1)",
-                   reinterpret_cast<PyObject*>(PyArray_DESCR(operands[0])));
-      return -1;
-    }
-    return PyUFunc_DefaultTypeResolver(ufunc, casting, operands, nullptr,
-                                       out_dtypes);
-  }
-  PyObject* completed = CompleteSignature(type_tup);
-  if (completed == nullptr) return -1;
-  const int result = PyUFunc_DefaultTypeResolver(ufunc, casting, operands,
-                                                 completed, out_dtypes);
-  Py_DECREF(completed);
-  return result;
 }
 
 PyUFuncGenericFunction g_loops[] = {
@@ -233,6 +216,10 @@ nb::object MakeUfunc() {
     g_bfloat16_types[0] = bfloat16;
     g_bfloat16_types[1] = NPY_DOUBLE;
     g_bfloat16_types[2] = bfloat16;
+    PyArray_Descr* descr = PyArray_DescrFromType(bfloat16);
+    if (descr == nullptr) throw nb::python_error();
+    g_bfloat16_holds_gil.store(PyDataType_FLAGCHK(descr, NPY_NEEDS_PYAPI));
+    Py_DECREF(descr);
     if (PyUFunc_RegisterLoopForType(u, bfloat16,
                                     &LeakyReluLoop<LRELU_DTYPE_BFLOAT16, 2>,
                                     g_bfloat16_types, nullptr) < 0) {

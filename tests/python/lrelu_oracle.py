@@ -46,7 +46,10 @@ def round_to_storage(values, dtype_name):
 
 
 def alpha_in_compute(alpha, dtype_name):
-    return np.float64(alpha) if dtype_name == "float64" else np.float32(alpha)
+    """alpha (a scalar, or an array of one alpha per element) rounded as the
+    contract says: to float32 for every type but float64."""
+    alpha = np.asarray(alpha, np.float64)
+    return alpha if dtype_name == "float64" else alpha.astype(np.float32)
 
 
 def scaled(s_bits, v_bits, alpha, dtype_name):

@@ -73,6 +73,28 @@ def test_documented_differences_from_torch():
     assert not torch.signbit(F.leaky_relu(minus_zero, -0.5)).item()
 
 
+def test_more_documented_differences_from_torch():
+    # docs/python.md, "Differences from torch": checked here so that the
+    # list stays true for the torch in use.
+    zeros = torch.tensor([0.0, -0.0])
+    ours = lrelu_torch.leaky_relu(zeros, -0.5)
+    assert torch.signbit(ours).tolist() == [False, True]
+    assert torch.signbit(F.leaky_relu(zeros, -0.5)).tolist() == [True, False]
+    # bfloat16 NaNs: lrelu keeps every NaN's bits; torch 1.13 rewrites them.
+    nan_bits = np.array([0x7FC1, 0xFFC0, 0x7F81, 0xFFA5] * 16, np.uint16)
+    nans = torch.from_numpy(nan_bits.view(np.int16)).view(torch.bfloat16)
+    kept = lrelu_torch.leaky_relu(nans, 0.1).view(torch.int16).numpy()
+    assert (kept.view(np.uint16) == nan_bits).all()
+    theirs = F.leaky_relu(nans, 0.1).view(torch.int16).numpy()
+    assert torch.isnan(F.leaky_relu(nans, 0.1)).all()
+    if torch.__version__.startswith("1.13"):
+        assert not (theirs.view(np.uint16) == nan_bits).all()
+        with pytest.raises(RuntimeError, match="Half"):
+            F.leaky_relu(torch.ones(2, dtype=torch.float16), 0.1)
+    half = lrelu_torch.leaky_relu(torch.tensor([-2.0, 2.0]).half(), 0.5)
+    assert half.tolist() == [-1.0, 2.0]
+
+
 def test_module():
     module = lrelu_torch.LeakyReLU()
     assert module.negative_slope == 0.01 and not module.inplace
@@ -103,14 +125,26 @@ def test_inplace_matches_torch(dtype):
     assert torch.equal(leaf.grad, leaf_torch.grad)
 
 
-def test_inplace_needs_positive_slope_for_gradients():
+def test_inplace_slope_rule_follows_torch():
+    # torch refuses only negative slopes in place when a gradient is needed.
     x = torch.randn(4, requires_grad=True) * 1.0
-    for slope in (0.0, -0.1):
-        with pytest.raises(ValueError, match="negative_slope > 0"):
+    for slope in (-0.1, float("nan")):
+        with pytest.raises(ValueError, match="negative_slope"):
             lrelu_torch.leaky_relu(x, slope, inplace=True)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        F.leaky_relu(x * 1.0, -0.1, inplace=True).sum().backward()
+    # slope 0 is allowed, as in torch; the gradient keeps the contract's
+    # value at -0 (dy) although y = -0 there as for negative x.
+    leaf = torch.tensor([-2.0, -0.0, 0.0, 3.0], requires_grad=True)
+    hidden = leaf * 1.0
+    y = lrelu_torch.leaky_relu(hidden, 0.0, inplace=True)
+    assert y is hidden
+    assert y.tolist() == [0.0, 0.0, 0.0, 3.0] and torch.signbit(y[0])
+    y.sum().backward()
+    assert leaf.grad.tolist() == [0.0, 1.0, 1.0, 1.0]
     with torch.no_grad():
         t = torch.tensor([-2.0, 2.0])
-        lrelu_torch.leaky_relu(t, -0.5, inplace=True)
+        assert lrelu_torch.leaky_relu(t, -0.5, inplace=True) is t
         assert t.tolist() == [1.0, 2.0]
 
 

@@ -1,0 +1,36 @@
+# Types of lrelu.torch (python/lrelu/torch.py).
+from typing import Any, Optional
+
+import torch
+
+__all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
+
+
+class LeakyReLUFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, negative_slope: float,
+                inplace: bool) -> torch.Tensor: ...
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any: ...
+
+
+def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
+               inplace: bool = False) -> torch.Tensor: ...
+def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
+                        negative_slope: float = 0.01,
+                        from_output: bool = False) -> torch.Tensor: ...
+def call(x: torch.Tensor, alpha: float, out: Optional[torch.Tensor] = None,
+         **ufunc_kwargs: Any) -> torch.Tensor: ...
+def call_backward(dy: torch.Tensor, s: torch.Tensor, alpha: float,
+                  from_output: bool,
+                  out: Optional[torch.Tensor] = None) -> torch.Tensor: ...
+
+
+class LeakyReLU(torch.nn.Module):
+    negative_slope: float
+    inplace: bool
+
+    def __init__(self, negative_slope: float = 0.01,
+                 inplace: bool = False) -> None: ...
+    def forward(self, x: torch.Tensor) -> torch.Tensor: ...
+    def extra_repr(self) -> str: ...

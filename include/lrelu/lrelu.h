@@ -343,9 +343,8 @@ LRELU_API lrelu_status_t lrelu_kernel_source(
  *   right of x's, has each extent equal to x's or 1 (per channel: [C,1,1]
  *   for NCHW, [C] for NHWC). Any strides. Otherwise
  *   LRELU_STATUS_SHAPE_MISMATCH (or DTYPE_MISMATCH) with a message.
- * @param y output: x's dtype and shape; may be x itself (in place). y must
- *   not overlap alpha unless alpha is read before (it is: alpha is read once
- *   at the start of lrelu_execute).
+ * @param y output: x's dtype and shape; may be x itself (in place); must
+ *   not share memory with alpha (LRELU_STATUS_OVERLAP).
  * Each element is LeakyReLU with that element's alpha: same rounding, same
  * pass-through bits. */
 LRELU_API lrelu_status_t lrelu_prelu_get_workspace_size(
@@ -369,7 +368,8 @@ LRELU_API lrelu_status_t lrelu_prelu(const lrelu_tensor_t* x,
  *            is +0. The same bits on every target, thread count and chunking.
  * @param dy, x same dtype and shape.
  * @param alpha as for the forward pass.
- * @param dx NULL to skip; else dy's dtype and shape, may be dy itself.
+ * @param dx NULL to skip; else dy's dtype and shape, may be dy itself;
+ *   must not share memory with alpha.
  * @param dalpha NULL to skip; else alpha's dtype and shape, any strides that
  *   write no element twice, disjoint from dx. Written after everything is
  *   read.

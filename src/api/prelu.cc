@@ -15,9 +15,13 @@
 
 #include "api/backend.h"
 #include "api/error.h"
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/prelu_rows.h"
 #include "cpu/thread_pool.h"
 #include "lrelu/lrelu.h"
 #include "reference/exact_sum.h"
+#include "reference/reference.h"
 
 namespace lrelu {
 namespace {
@@ -397,6 +401,136 @@ struct SumTask {
   int64_t per_task;
 };
 
+// Row mode: alpha varies along x's last axis (NHWC per channel, alpha as
+// large as x). Each row of that axis runs the per-element-alpha kernel of
+// the chosen target, with alpha's row rounded to the compute type once.
+struct RowJob {
+  const PreluPlan* p;
+  const View* v;    // x (forward) or dy
+  const View* out;  // y or dx
+  cpu::PreluRowKernel kernel;  // nullptr: the reference, element by element
+  int64_t rows;
+  int64_t per_task;
+};
+
+void RunRows(const RowJob& job, int64_t begin, int64_t end) {
+  const PreluPlan& p = *job.p;
+  cpu::DefaultFloatEnv env;
+  const size_t rank = p.x.shape.size();
+  const int64_t length = p.x.shape[rank - 1];
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
+  const reference::Format af = reference::FormatOf(p.alpha.dtype);
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  std::vector<float> a32(wide ? 0 : static_cast<size_t>(length));
+  std::vector<double> a64(static_cast<size_t>(length));
+  // Multi-index of row `begin` over the outer axes, and the offsets.
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t xo = 0, vo = 0, oo = 0, ao = 0;
+  int64_t r = begin;
+  for (size_t k = rank - 1; k-- > 0;) {
+    idx[k] = r % p.x.shape[k];
+    r /= p.x.shape[k];
+    xo += idx[k] * p.x.strides[k];
+    vo += idx[k] * job.v->strides[k];
+    oo += idx[k] * job.out->strides[k];
+    ao += idx[k] * p.alpha_strides_x[k];
+  }
+  const int64_t xs = p.x.strides[rank - 1], vs = job.v->strides[rank - 1],
+                os = job.out->strides[rank - 1],
+                as = p.alpha_strides_x[rank - 1];
+  const auto e = static_cast<int64_t>(elem);
+  int64_t loaded = -1;  // alpha offset of the row in a32/a64
+  for (int64_t row = begin; row < end; ++row) {
+    if (ao != loaded) {
+      for (int64_t i = 0; i < length; ++i) {
+        const double a = reference::ToDouble(
+            af, LoadBits(p.alpha.data + (ao + i * as) *
+                                            static_cast<int64_t>(alpha_elem),
+                         alpha_elem));
+        a64[i] = a;
+        if (!wide) a32[i] = static_cast<float>(a);
+      }
+      loaded = ao;
+    }
+    char* xp = p.x.data + xo * e;
+    char* vp = job.v->data + vo * e;
+    char* op = job.out->data + oo * e;
+    const bool dense = xs == 1 && vs == 1 && os == 1 &&
+                       reinterpret_cast<uintptr_t>(xp) % elem == 0 &&
+                       reinterpret_cast<uintptr_t>(vp) % elem == 0 &&
+                       reinterpret_cast<uintptr_t>(op) % elem == 0;
+    if (job.kernel != nullptr && dense) {
+      job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
+                  wide ? a64.data() : nullptr,
+                  static_cast<size_t>(length)});
+    } else {
+      // Any layout: the oracle, one element at a time.
+      for (int64_t i = 0; i < length; ++i) {
+        reference::Apply(p.dtype, vp + i * vs * e, xp + i * xs * e,
+                         op + i * os * e, 1, a64[i]);
+      }
+    }
+    for (size_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < p.x.shape[k]) {
+        xo += p.x.strides[k];
+        vo += job.v->strides[k];
+        oo += job.out->strides[k];
+        ao += p.alpha_strides_x[k];
+        break;
+      }
+      const int64_t back = p.x.shape[k] - 1;
+      xo -= back * p.x.strides[k];
+      vo -= back * job.v->strides[k];
+      oo -= back * job.out->strides[k];
+      ao -= back * p.alpha_strides_x[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+// Below this many bytes per task another thread costs more than it saves
+// (LeakyReLU's measured threshold, docs/performance.md).
+constexpr int64_t kMinTaskBytes = int64_t{256} << 10;
+
+lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
+                           const lrelu_options_t& o) {
+  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
+  const cpu::Target* target = &targets[0];
+  for (const cpu::Target& t : targets) {
+    if (p.has_target && p.cpu_target == t.name) target = &t;
+  }
+  RowJob job{&p, &v, &out, nullptr, 0, 0};
+  if (!(p.has_variant && p.variant == "reference")) {
+    job.kernel =
+        cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
+  }
+  const size_t rank = p.x.shape.size();
+  job.rows = p.x.n / p.x.shape[rank - 1];
+  const lrelu_thread_pool_t* pool =
+      o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
+  const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
+                     (p.backward ? 3 : 2);
+  auto tasks = static_cast<int64_t>(p.threads != 0 ? p.threads
+                                                   : pool->concurrency);
+  tasks = std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  if (tasks <= 1) {
+    RunRows(job, 0, job.rows);
+    return LRELU_STATUS_OK;
+  }
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  pool->parallel_for(
+      pool->pool_context,
+      [](void* ctx, size_t i) {
+        const auto& j = *static_cast<const RowJob*>(ctx);
+        const int64_t b = static_cast<int64_t>(i) * j.per_task;
+        const int64_t e = std::min(b + j.per_task, j.rows);
+        if (b < e) RunRows(j, b, e);
+      },
+      &job, static_cast<size_t>(tasks));
+  return LRELU_STATUS_OK;
+}
+
 lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
                             const lrelu_thread_pool_t* pool) {
   const auto& p = *static_cast<const PreluPlan*>(plan.extension.get());
@@ -412,6 +546,13 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   const bool has_out = !p.backward || p.has_dx;
   std::vector<const View*> views = {&p.x, &v};
   if (has_out) views.push_back(&out);
+  const size_t rank = p.x.shape.size();
+  const bool row_mode = rank > 0 && p.x.shape[rank - 1] > 1 &&
+                        p.alpha_strides_x[rank - 1] != 0;
+  const lrelu_options_t o = ViewOptions(p, pool);
+  if (row_mode && !(p.backward && p.has_dalpha)) {
+    return p.x.n > 0 ? ExecuteRows(p, v, out, o) : LRELU_STATUS_OK;
+  }
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
     alpha[k] = reference::ToDouble(
         af, LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(
@@ -421,7 +562,6 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     v_off[k] = off[1];
     o_off[k] = has_out ? off[2] : 0;
   });
-  const lrelu_options_t o = ViewOptions(p, pool);
 
   // dalpha first: it reads dy, which dx may overwrite (in place).
   std::vector<uint64_t> dalpha;
@@ -452,7 +592,10 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     }
   }
 
-  if (has_out && p.x.n > 0) {
+  if (has_out && p.x.n > 0 && row_mode) {
+    const lrelu_status_t status = ExecuteRows(p, v, out, o);
+    if (status != LRELU_STATUS_OK) return status;
+  } else if (has_out && p.x.n > 0) {
     const std::vector<int64_t> shape = ViewShape(p);
     for (size_t k = 0; k < alpha.size(); ++k) {
       lrelu_tensor_t tx = SubView(p.x, x_off[k]);
@@ -529,6 +672,9 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
     return s;
   }
   lrelu_executor_destroy(e);
+  if (!Disjoint(p->y, p->alpha)) {
+    return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
+  }
   p->dtype = x->dtype;
   return Finish(std::move(p), target, plan);
 }
@@ -567,6 +713,9 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
       return s;
     }
     lrelu_executor_destroy(e);
+    if (!Disjoint(p->dx, p->alpha)) {
+      return Fail(LRELU_STATUS_OVERLAP, "dx and alpha share memory");
+    }
   }
   if (p->has_dalpha) {
     if ((s = CheckView(dalpha, "dalpha", &p->dalpha)) != LRELU_STATUS_OK) {

@@ -16,6 +16,7 @@
 #include "errors.h"
 #include "lrelu/lrelu.h"
 #include "numpy_api.h"
+#include "prelu.h"
 #include "tensor_view.h"
 #include "threads.h"
 #include "ufunc.h"
@@ -101,6 +102,7 @@ NB_MODULE(_lrelu, m) {
   m.attr("bfloat16_unavailable_reason") =
       bfloat16_problem.empty() ? nb::none() : nb::str(bfloat16_problem.c_str());
   m.attr("ufunc") = lp::MakeUfunc();
+  lp::BindPrelu(m);
 
   m.def("forward", &lp::Forward, nb::arg("x"), nb::arg("alpha"), nb::arg("y"),
         nb::arg("threads") = nb::none(),

@@ -349,46 +349,110 @@ std::vector<int64_t> ViewShape(const PreluPlan& p) {
   return shape;
 }
 
+// The value of one element of a 32/16-bit dtype as a float32 (exact).
+float ValueF32(lrelu_dtype_t dtype, const char* p) {
+  uint16_t h;
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::HalfToFloat(h);
+    case LRELU_DTYPE_BFLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::BFloat16ToFloat(h);
+    default: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+  }
+}
+
+// Adds x * dy where x < 0 to the sums, for one element.
+inline void AddTerm(lrelu_dtype_t dtype, const reference::Format& f,
+                    size_t elem, const char* xp, const char* dyp,
+                    reference::ExactSum* sum, reference::BinnedSum* bins) {
+  if (dtype != LRELU_DTYPE_FLOAT64) {
+    // The product of two float32 values is exact in float64.
+    const float x = ValueF32(dtype, xp);
+    if (!(x < 0)) return;
+    const double product =
+        static_cast<double>(x) * static_cast<double>(ValueF32(dtype, dyp));
+    uint64_t bits;
+    std::memcpy(&bits, &product, 8);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      sum->AddSpecial(product);
+    } else {
+      bins->Add(bits);
+    }
+    return;
+  }
+  // float64: the product needs 106 bits; the wide accumulator takes it.
+  const reference::Decoded xd = reference::Decode(f, LoadBits(xp, elem));
+  if (xd.negative && xd.kind != reference::Decoded::kNaN &&
+      xd.kind != reference::Decoded::kZero) {
+    sum->AddProduct(xd, reference::Decode(f, LoadBits(dyp, elem)));
+  }
+}
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
               int64_t end, uint64_t* out) {
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  // The view's dimensions of extent > 1; the last one is the inner loop.
+  std::vector<int64_t> extent, xs, dys;
   const std::vector<int64_t> shape = ViewShape(p);
-  const size_t rank = shape.size();
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] > 1) {
+      extent.push_back(shape[k]);
+      xs.push_back(p.x.strides[k]);
+      dys.push_back(p.dy.strides[k]);
+    }
+  }
+  if (extent.empty()) {
+    extent.push_back(1);
+    xs.push_back(0);
+    dys.push_back(0);
+  }
+  const size_t outer = extent.size() - 1;
+  const int64_t inner = extent[outer];
   const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const int64_t xi = xs[outer] * e, dyi = dys[outer] * e;
   const reference::Format f = reference::FormatOf(p.dtype);
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
-  int64_t view_n = 1;
-  for (int64_t d : shape) view_n *= d;
-  std::vector<int64_t> idx(rank, 0);
+  bool empty = false;
+  for (int64_t d : shape) empty = empty || d == 0;
+  int64_t rows = 1;
+  for (size_t k = 0; k < outer; ++k) rows *= extent[k];
+  std::vector<int64_t> idx(outer, 0);
   for (int64_t k = begin; k < end; ++k) {
     reference::ExactSum sum;
-    const char* xp = p.x.data + x_offsets[k] * static_cast<int64_t>(elem);
-    const char* dyp = p.dy.data + dy_offsets[k] * static_cast<int64_t>(elem);
-    std::fill(idx.begin(), idx.end(), 0);
-    int64_t xo = 0, dyo = 0;
-    for (int64_t i = 0; i < view_n; ++i) {
-      const reference::Decoded xd =
-          reference::Decode(f, LoadBits(xp + xo * static_cast<int64_t>(elem),
-                                        elem));
-      // x < 0: negative, not NaN, not zero.
-      if (xd.negative && xd.kind != reference::Decoded::kNaN &&
-          xd.kind != reference::Decoded::kZero) {
-        sum.AddProduct(
-            xd, reference::Decode(
-                    f, LoadBits(dyp + dyo * static_cast<int64_t>(elem), elem)));
-      }
-      for (size_t j = rank; j-- > 0;) {
-        if (++idx[j] < shape[j]) {
-          xo += p.x.strides[j];
-          dyo += p.dy.strides[j];
-          break;
+    reference::BinnedSum bins(&sum);
+    if (!empty) {
+      const char* xp = p.x.data + x_offsets[k] * e;
+      const char* dyp = p.dy.data + dy_offsets[k] * e;
+      std::fill(idx.begin(), idx.end(), 0);
+      int64_t xo = 0, dyo = 0;  // bytes
+      for (int64_t r = 0; r < rows; ++r) {
+        const char* xr = xp + xo;
+        const char* dyr = dyp + dyo;
+        for (int64_t i = 0; i < inner; ++i) {
+          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
         }
-        xo -= (shape[j] - 1) * p.x.strides[j];
-        dyo -= (shape[j] - 1) * p.dy.strides[j];
-        idx[j] = 0;
+        for (size_t j = outer; j-- > 0;) {
+          if (++idx[j] < extent[j]) {
+            xo += xs[j] * e;
+            dyo += dys[j] * e;
+            break;
+          }
+          xo -= (extent[j] - 1) * xs[j] * e;
+          dyo -= (extent[j] - 1) * dys[j] * e;
+          idx[j] = 0;
+        }
       }
     }
+    bins.Finish();
     out[k] = sum.Round(fa);
   }
 }

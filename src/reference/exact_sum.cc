@@ -107,6 +107,24 @@ void ExactSum::AddProduct(const Decoded& a, const Decoded& b) {
   AddMagnitude(negative, m, a.exponent + b.exponent);
 }
 
+void ExactSum::AddScaled(int64_t value, int exponent) {
+  if (value == 0) return;
+  const bool negative = value < 0;
+  const uint64_t magnitude =
+      negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  AddMagnitude(negative, magnitude, exponent);
+}
+
+void ExactSum::AddSpecial(double product) {
+  if (product != product) {
+    nan_ = true;
+  } else if (product > 0) {
+    pos_inf_ = true;
+  } else {
+    neg_inf_ = true;
+  }
+}
+
 void ExactSum::AddMagnitude(bool negative, unsigned __int128 magnitude,
                             int exponent) {
   if (pending_ == kCarryEvery) Carry();

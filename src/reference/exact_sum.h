@@ -51,6 +51,13 @@ class ExactSum {
   // special ones: NaN or inf * 0 is NaN, inf * finite nonzero is inf).
   void AddProduct(const Decoded& a, const Decoded& b);
 
+  // Adds value * 2^exponent (|value| < 2^63) exactly.
+  void AddScaled(int64_t value, int exponent);
+
+  // Adds a product already computed in float64: exact when it came from two
+  // float32/float16/bfloat16 values. A NaN or an inf is recorded as such.
+  void AddSpecial(double product);
+
   // Adds what another accumulator holds (for per-task partial sums).
   void Merge(const ExactSum& other);
 
@@ -75,6 +82,53 @@ class ExactSum {
   bool nan_;
   bool pos_inf_;
   bool neg_inf_;
+};
+
+// A front end to ExactSum for many float64 terms: the signed significands
+// are summed per binary exponent in 64-bit integers (exact: at most 1023
+// terms of < 2^53 per bin before a flush), and only the bins go through the
+// wide accumulator. Order-independent like ExactSum itself.
+class BinnedSum {
+ public:
+  explicit BinnedSum(ExactSum* target)
+      : count_(0), low_(kBins), high_(-1), target_(target) {
+    for (int64_t& b : bin_) b = 0;
+  }
+
+  // Adds a finite float64 (the caller sends NaN and inf to AddSpecial).
+  void Add(uint64_t bits) {
+    const int field = static_cast<int>((bits >> 52) & 0x7ff);
+    auto m = static_cast<int64_t>(bits & 0x000fffffffffffffull);
+    if (field != 0) m |= int64_t{1} << 52;
+    bin_[field] += (bits >> 63) != 0 ? -m : m;
+    low_ = field < low_ ? field : low_;
+    high_ = field > high_ ? field : high_;
+    if (++count_ == kFlushEvery) Flush();
+  }
+
+  // Moves what the bins hold into the target (call once at the end).
+  void Finish() { Flush(); }
+
+ private:
+  static constexpr int kBins = 2048;
+  static constexpr int kFlushEvery = 1023;
+  void Flush() {
+    for (int e = low_; e <= high_; ++e) {
+      if (bin_[e] != 0) {
+        // A subnormal (field 0) has the exponent of field 1.
+        target_->AddScaled(bin_[e], (e == 0 ? 1 : e) - 1075);
+        bin_[e] = 0;
+      }
+    }
+    count_ = 0;
+    low_ = kBins;
+    high_ = -1;
+  }
+
+  int64_t bin_[kBins];
+  int count_;
+  int low_, high_;
+  ExactSum* target_;
 };
 
 }  // namespace lrelu::reference

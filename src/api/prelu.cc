@@ -301,6 +301,10 @@ void StoreBits(char* p, size_t elem, uint64_t bits) {
   }
 }
 
+// Below this many bytes per task another thread costs more than it saves
+// (LeakyReLU's measured threshold, docs/performance.md).
+constexpr int64_t kMinTaskBytes = int64_t{256} << 10;
+
 // Calls fn(k, offsets...) for every alpha element k in order, with the
 // element offset of its view start in each of the listed views.
 template <typename Fn>
@@ -428,7 +432,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   std::vector<int64_t> idx(outer, 0);
   for (int64_t k = begin; k < end; ++k) {
     reference::ExactSum sum;
-    reference::BinnedSum bins(&sum);
+    reference::BinnedSum bins;
     if (!empty) {
       const char* xp = p.x.data + x_offsets[k] * e;
       const char* dyp = p.dy.data + dy_offsets[k] * e;
@@ -452,8 +456,101 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         }
       }
     }
-    bins.Finish();
+    bins.FlushInto(&sum);
     out[k] = sum.Round(fa);
+  }
+}
+
+// dalpha when alpha varies along x's last axis only (NHWC per channel):
+// rows in memory order, one sum per channel; each task sums its rows, and
+// the exact partial sums are merged (order-independent).
+struct RowSumJob {
+  const PreluPlan* p;
+  int64_t rows, per_task;
+  std::vector<std::vector<reference::ExactSum>>* partial;  // [task][channel]
+};
+
+void SumRows(const RowSumJob& job, size_t task) {
+  const PreluPlan& p = *job.p;
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.rows);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const reference::Format f = reference::FormatOf(p.dtype);
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t xo = 0, dyo = 0, r = begin;
+  for (size_t k = rank - 1; k-- > 0;) {
+    idx[k] = r % p.x.shape[k];
+    r /= p.x.shape[k];
+    xo += idx[k] * p.x.strides[k];
+    dyo += idx[k] * p.dy.strides[k];
+  }
+  const int64_t xs = p.x.strides[rank - 1] * e, dys = p.dy.strides[rank - 1] * e;
+  for (int64_t row = begin; row < end; ++row) {
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    for (int64_t c = 0; c < channels; ++c) {
+      AddTerm(p.dtype, f, elem, xr + c * xs, dyr + c * dys,
+              &sums[static_cast<size_t>(c)], &bins[static_cast<size_t>(c)]);
+    }
+    if (bins[0].count() > (uint64_t{1} << 40)) {
+      for (int64_t c = 0; c < channels; ++c) {
+        bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+      }
+    }
+    for (size_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < p.x.shape[k]) {
+        xo += p.x.strides[k];
+        dyo += p.dy.strides[k];
+        break;
+      }
+      xo -= (p.x.shape[k] - 1) * p.x.strides[k];
+      dyo -= (p.x.shape[k] - 1) * p.dy.strides[k];
+      idx[k] = 0;
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+  }
+}
+
+// Fills dalpha (alpha's element order) for the last-axis-only case.
+void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
+               uint64_t* out) {
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  RowSumJob job{&p, p.x.n / channels, 0, nullptr};
+  auto tasks = static_cast<int64_t>(p.threads != 0 ? p.threads
+                                                   : pool->concurrency);
+  const int64_t bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks = std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  std::vector<std::vector<reference::ExactSum>> partial(
+      static_cast<size_t>(tasks),
+      std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
+  job.partial = &partial;
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  if (tasks == 1) {
+    SumRows(job, 0);
+  } else {
+    pool->parallel_for(
+        pool->pool_context,
+        [](void* ctx, size_t i) {
+          SumRows(*static_cast<const RowSumJob*>(ctx), i);
+        },
+        &job, static_cast<size_t>(tasks));
+  }
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (size_t t = 1; t < partial.size(); ++t) {
+      partial[0][static_cast<size_t>(c)].Merge(partial[t][static_cast<size_t>(c)]);
+    }
+    out[c] = partial[0][static_cast<size_t>(c)].Round(fa);
   }
 }
 
@@ -553,10 +650,6 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   }
 }
 
-// Below this many bytes per task another thread costs more than it saves
-// (LeakyReLU's measured threshold, docs/performance.md).
-constexpr int64_t kMinTaskBytes = int64_t{256} << 10;
-
 lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
                            const lrelu_options_t& o) {
   const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
@@ -635,7 +728,10 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
         o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
     size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
     tasks = std::min<size_t>(tasks, alpha.size());
-    if (tasks <= 1 || p.x.n < (int64_t{1} << 14)) {
+    if (p.alpha_axes.size() == 1 &&
+        p.alpha_axes[0] == static_cast<int>(rank) - 1 && p.x.n > 0) {
+      SumByRows(p, run_pool, dalpha.data());
+    } else if (tasks <= 1 || p.x.n < (int64_t{1} << 14)) {
       SumRange(p, x_off, v_off, 0, p.alpha_count, dalpha.data());
     } else {
       SumTask t{&p, &x_off, &v_off, dalpha.data(),

@@ -107,11 +107,11 @@ void ExactSum::AddProduct(const Decoded& a, const Decoded& b) {
   AddMagnitude(negative, m, a.exponent + b.exponent);
 }
 
-void ExactSum::AddScaled(int64_t value, int exponent) {
+void ExactSum::AddScaled128(__int128 value, int exponent) {
   if (value == 0) return;
   const bool negative = value < 0;
-  const uint64_t magnitude =
-      negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  auto magnitude = static_cast<unsigned __int128>(value);
+  if (negative) magnitude = 0 - magnitude;
   AddMagnitude(negative, magnitude, exponent);
 }
 

@@ -51,8 +51,9 @@ class ExactSum {
   // special ones: NaN or inf * 0 is NaN, inf * finite nonzero is inf).
   void AddProduct(const Decoded& a, const Decoded& b);
 
-  // Adds value * 2^exponent (|value| < 2^63) exactly.
-  void AddScaled(int64_t value, int exponent);
+  // Adds value * 2^exponent exactly (value * 2^exponent must be a multiple
+  // of 2^-2148 and below 2^2100 in magnitude).
+  void AddScaled128(__int128 value, int exponent);
 
   // Adds a product already computed in float64: exact when it came from two
   // float32/float16/bfloat16 values. A NaN or an inf is recorded as such.
@@ -84,51 +85,56 @@ class ExactSum {
   bool neg_inf_;
 };
 
-// A front end to ExactSum for many float64 terms: the signed significands
-// are summed per binary exponent in 64-bit integers (exact: at most 1023
-// terms of < 2^53 per bin before a flush), and only the bins go through the
-// wide accumulator. Order-independent like ExactSum itself.
+// A small front end to ExactSum for many float64 terms: each term's
+// signed significand (< 2^53), shifted by its exponent's low 5 bits, is
+// added to a 128-bit bin for the exponent's high bits, exactly (room for
+// 2^43 terms); only the 64 bins go through the wide accumulator, at the
+// end. 1 KiB, order-independent like ExactSum itself.
 class BinnedSum {
  public:
-  explicit BinnedSum(ExactSum* target)
-      : count_(0), low_(kBins), high_(-1), target_(target) {
-    for (int64_t& b : bin_) b = 0;
+  BinnedSum() : count_(0) {
+    for (__int128& b : bin_) b = 0;
   }
 
-  // Adds a finite float64 (the caller sends NaN and inf to AddSpecial).
+  // Adds a finite float64 given as bits (NaN and inf go to AddSpecial).
   void Add(uint64_t bits) {
-    const int field = static_cast<int>((bits >> 52) & 0x7ff);
+    int field = static_cast<int>((bits >> 52) & 0x7ff);
     auto m = static_cast<int64_t>(bits & 0x000fffffffffffffull);
-    if (field != 0) m |= int64_t{1} << 52;
-    bin_[field] += (bits >> 63) != 0 ? -m : m;
-    low_ = field < low_ ? field : low_;
-    high_ = field > high_ ? field : high_;
-    if (++count_ == kFlushEvery) Flush();
+    if (field != 0) {
+      m |= int64_t{1} << 52;
+    } else {
+      field = 1;  // subnormal: the exponent of field 1
+    }
+    const __int128 shifted = static_cast<__int128>(m) << (field & 31);
+    bin_[field >> 5] += (bits >> 63) != 0 ? -shifted : shifted;
+    ++count_;
   }
 
-  // Moves what the bins hold into the target (call once at the end).
-  void Finish() { Flush(); }
+  // Adds another BinnedSum's bins (per-task partial sums).
+  void Merge(const BinnedSum& other) {
+    for (int i = 0; i < kBins; ++i) bin_[i] += other.bin_[i];
+    count_ += other.count_;
+  }
 
- private:
-  static constexpr int kBins = 2048;
-  static constexpr int kFlushEvery = 1023;
-  void Flush() {
-    for (int e = low_; e <= high_; ++e) {
-      if (bin_[e] != 0) {
-        // A subnormal (field 0) has the exponent of field 1.
-        target_->AddScaled(bin_[e], (e == 0 ? 1 : e) - 1075);
-        bin_[e] = 0;
+  // Moves what the bins hold into `sum` and clears them.
+  void FlushInto(ExactSum* sum) {
+    for (int i = 0; i < kBins; ++i) {
+      if (bin_[i] != 0) {
+        // Bin i holds multiples of 2^(32 i - 1075).
+        sum->AddScaled128(bin_[i], 32 * i - 1075);
+        bin_[i] = 0;
       }
     }
     count_ = 0;
-    low_ = kBins;
-    high_ = -1;
   }
 
-  int64_t bin_[kBins];
-  int count_;
-  int low_, high_;
-  ExactSum* target_;
+  // Terms added since the last flush; flush before 2^43.
+  uint64_t count() const { return count_; }
+
+ private:
+  static constexpr int kBins = 64;
+  __int128 bin_[kBins];
+  uint64_t count_;
 };
 
 }  // namespace lrelu::reference

@@ -727,11 +727,15 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     const lrelu_thread_pool_t* run_pool =
         o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
     size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
-    tasks = std::min<size_t>(tasks, alpha.size());
+    const int64_t bytes =
+        p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+    tasks = std::min<size_t>(
+        {tasks, alpha.size(),
+         static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
     if (p.alpha_axes.size() == 1 &&
         p.alpha_axes[0] == static_cast<int>(rank) - 1 && p.x.n > 0) {
       SumByRows(p, run_pool, dalpha.data());
-    } else if (tasks <= 1 || p.x.n < (int64_t{1} << 14)) {
+    } else if (tasks <= 1) {
       SumRange(p, x_off, v_off, 0, p.alpha_count, dalpha.data());
     } else {
       SumTask t{&p, &x_off, &v_off, dalpha.data(),

@@ -22,6 +22,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bits as B  # pylint: disable=wrong-import-position
 
+def _load(name, path):
+  """Imports a file as a module under its own name (both generators are
+  called generate.py)."""
+  import importlib.util  # pylint: disable=import-outside-toplevel
+  spec = importlib.util.spec_from_file_location(name, path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+_V1 = _load("contract_v1_generate",
+            os.path.join(os.path.dirname(HERE), "generate.py"))
+dump_cases, dump_pretty = _V1.dump_cases, _V1.dump_pretty
+
 KERNEL_ID = "ai.onnx.PRelu"
 CONTRACT_VERSION = 1
 FILES = ("manifest.json", "test.json", "bench.json", "metadata.json")
@@ -238,18 +252,6 @@ def bench_document():
                     for op in ("forward", "dalpha")
                     for layout in ("NCHW", "NHWC")
                     for c in (64, 512) for n in (1 << 16, 1 << 24)]}
-
-
-def dump_pretty(obj):
-  return json.dumps(obj, indent=2, ensure_ascii=True) + "\n"
-
-
-def dump_cases(doc):
-  head = {k: v for k, v in doc.items() if k != "cases"}
-  text = json.dumps(head, indent=2, ensure_ascii=True)
-  body = ",\n".join("    " + json.dumps(c, separators=(",", ":"))
-                    for c in doc["cases"])
-  return text[:-2] + ',\n  "cases": [\n' + body + "\n  ]\n}\n"
 
 
 def build_files():

@@ -1,7 +1,7 @@
 """lrelu.prelu / prelu_backward (contract ai.onnx.PRelu v1) against the
 independent NumPy oracle, dalpha against an exact sum in fractions.Fraction
 rounded once, and lrelu.torch.PReLU next to torch.nn.PReLU."""
-import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -9,6 +9,20 @@ import pytest
 
 import lrelu
 import lrelu_oracle as oracle
+
+# The contract generator's exact rounding of a Fraction (round once, to
+# nearest even, to a dtype): the oracle the package's dalpha cases use.
+def _prelu_generator():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "contract", "prelu", "generate.py")
+    spec = importlib.util.spec_from_file_location("prelu_generate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+round_fraction = _prelu_generator().round_fraction
 from lrelu_pytest_support import dtype_params, needs_torch, numpy_dtype
 
 # (x shape, alpha shape): scalar, per channel NCHW and NHWC, rows, full.
@@ -16,36 +30,8 @@ PATTERNS = [((2, 3, 4, 5), ()), ((2, 6, 3, 4), (6, 1, 1)),
             ((2, 3, 4, 6), (6,)), ((2, 6, 3, 4), (3, 1)),
             ((3, 4, 5), (3, 4, 5)), ((2, 6, 3, 4), (1, 6, 1, 4))]
 
-PRECISION = {"float16": (11, 15), "bfloat16": (8, 127),
-             "float32": (24, 127), "float64": (53, 1023)}
-
-
 def as_array(bits, dtype_name, shape):
     return bits.reshape(shape).view(numpy_dtype(dtype_name))
-
-
-def round_fraction(q, dtype_name):
-    """The Fraction q rounded once (nearest, ties to even) to the dtype, as
-    a float64 (exact for every dtype here); +-inf beyond its range."""
-    if q == 0:
-        return 0.0
-    p, emax = PRECISION[dtype_name]
-    sign = -1.0 if q < 0 else 1.0
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    if Fraction(2) ** e > q:
-        e -= 1
-    quantum = max(e - (p - 1), 1 - emax - (p - 1))
-    scaled = q / Fraction(2) ** quantum
-    m, r = divmod(scaled.numerator, scaled.denominator)
-    if 2 * r > scaled.denominator or (2 * r == scaled.denominator and m & 1):
-        m += 1
-    if m == 2 ** p:
-        m //= 2
-        quantum += 1
-    if quantum + p - 1 > emax:
-        return sign * math.inf
-    return sign * math.ldexp(m, quantum)
 
 
 def exact_dalpha(x, dy, alpha_shape, dtype_name):

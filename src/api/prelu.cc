@@ -35,6 +35,9 @@ struct View {
   int64_t n = 0;
 };
 
+// Dimensions of extent > 1 of a tensor with fewer than 2^63 elements.
+constexpr int kMaxRank = 64;
+
 struct PreluPlan {
   bool backward = false;
   lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;  // x's
@@ -562,55 +565,104 @@ struct SumTask {
   int64_t per_task;
 };
 
-// Row mode: alpha varies along x's last axis (NHWC per channel, alpha as
-// large as x). Each row of that axis runs the per-element-alpha kernel of
-// the chosen target, with alpha's row rounded to the compute type once.
+// Row mode: x, the other input and the output walked as rows of their
+// merged last dimension (dimensions of extent 1 dropped, neighbours merged
+// where every operand, alpha included, steps over the inner one exactly).
+// A row with one alpha (alpha constant along it: NCHW per channel) runs
+// LeakyReLU's contiguous kernel of the chosen target with that alpha; a row
+// along which alpha varies (NHWC per channel, alpha as large as x) runs the
+// per-element-alpha kernel, alpha's row rounded to the compute type once per
+// distinct row. Rows split over the pool.
+struct RowLayout {
+  int rank = 0;  // merged dimensions; the last is the row
+  int64_t extent[kMaxRank];
+  int64_t xs[kMaxRank], vs[kMaxRank], os[kMaxRank], as[kMaxRank];
+};
+
+RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
+  RowLayout l;
+  for (size_t k = 0; k < p.x.shape.size(); ++k) {
+    if (p.x.shape[k] == 1) continue;
+    const int64_t e = p.x.shape[k];
+    if (l.rank > 0) {
+      const int m = l.rank - 1;
+      if (l.xs[m] == p.x.strides[k] * e && l.vs[m] == v.strides[k] * e &&
+          l.os[m] == out.strides[k] * e &&
+          l.as[m] == p.alpha_strides_x[k] * e) {
+        l.extent[m] *= e;
+        l.xs[m] = p.x.strides[k];
+        l.vs[m] = v.strides[k];
+        l.os[m] = out.strides[k];
+        l.as[m] = p.alpha_strides_x[k];
+        continue;
+      }
+    }
+    l.extent[l.rank] = e;
+    l.xs[l.rank] = p.x.strides[k];
+    l.vs[l.rank] = v.strides[k];
+    l.os[l.rank] = out.strides[k];
+    l.as[l.rank] = p.alpha_strides_x[k];
+    ++l.rank;
+  }
+  if (l.rank == 0) {  // one element
+    l.rank = 1;
+    l.extent[0] = 1;
+    l.xs[0] = l.vs[0] = l.os[0] = 1;
+    l.as[0] = 0;
+  }
+  return l;
+}
+
 struct RowJob {
   const PreluPlan* p;
   const View* v;    // x (forward) or dy
   const View* out;  // y or dx
-  cpu::PreluRowKernel kernel;  // nullptr: the reference, element by element
+  RowLayout layout;
+  cpu::PreluRowKernel kernel;      // alpha varies along the row
+  const cpu::KernelTable* scalar;  // alpha constant along the row
+  bool reference;                  // variant "reference": the oracle
   int64_t rows;
   int64_t per_task;
 };
 
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
+  const RowLayout& l = job.layout;
   cpu::DefaultFloatEnv env;
-  const size_t rank = p.x.shape.size();
-  const int64_t length = p.x.shape[rank - 1];
+  const int last = l.rank - 1;
+  const int64_t length = l.extent[last];
   const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
   const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
   const reference::Format af = reference::FormatOf(p.alpha.dtype);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
-  std::vector<float> a32(wide ? 0 : static_cast<size_t>(length));
-  std::vector<double> a64(static_cast<size_t>(length));
-  // Multi-index of row `begin` over the outer axes, and the offsets.
-  std::vector<int64_t> idx(rank - 1, 0);
+  const bool per_element = l.as[last] != 0;
+  const size_t buffered = per_element ? static_cast<size_t>(length) : 1;
+  std::vector<float> a32(buffered);
+  std::vector<double> a64(buffered);
+  std::vector<int64_t> idx(static_cast<size_t>(last), 0);
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   int64_t r = begin;
-  for (size_t k = rank - 1; k-- > 0;) {
-    idx[k] = r % p.x.shape[k];
-    r /= p.x.shape[k];
-    xo += idx[k] * p.x.strides[k];
-    vo += idx[k] * job.v->strides[k];
-    oo += idx[k] * job.out->strides[k];
-    ao += idx[k] * p.alpha_strides_x[k];
+  for (int k = last; k-- > 0;) {
+    idx[k] = r % l.extent[k];
+    r /= l.extent[k];
+    xo += idx[k] * l.xs[k];
+    vo += idx[k] * l.vs[k];
+    oo += idx[k] * l.os[k];
+    ao += idx[k] * l.as[k];
   }
-  const int64_t xs = p.x.strides[rank - 1], vs = job.v->strides[rank - 1],
-                os = job.out->strides[rank - 1],
-                as = p.alpha_strides_x[rank - 1];
-  const auto e = static_cast<int64_t>(elem);
+  const int64_t xs = l.xs[last], vs = l.vs[last], os = l.os[last],
+                as = l.as[last];
   int64_t loaded = -1;  // alpha offset of the row in a32/a64
   for (int64_t row = begin; row < end; ++row) {
     if (ao != loaded) {
-      for (int64_t i = 0; i < length; ++i) {
+      for (size_t i = 0; i < buffered; ++i) {
         const double a = reference::ToDouble(
-            af, LoadBits(p.alpha.data + (ao + i * as) *
+            af, LoadBits(p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
                                             static_cast<int64_t>(alpha_elem),
                          alpha_elem));
         a64[i] = a;
-        if (!wide) a32[i] = static_cast<float>(a);
+        a32[i] = static_cast<float>(a);
       }
       loaded = ao;
     }
@@ -621,49 +673,64 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                        reinterpret_cast<uintptr_t>(xp) % elem == 0 &&
                        reinterpret_cast<uintptr_t>(vp) % elem == 0 &&
                        reinterpret_cast<uintptr_t>(op) % elem == 0;
-    if (job.kernel != nullptr && dense) {
+    if (dense && !job.reference && per_element) {
       job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
-                  wide ? a64.data() : nullptr,
-                  static_cast<size_t>(length)});
+                  wide ? a64.data() : nullptr, static_cast<size_t>(length)});
+    } else if (dense && !job.reference) {
+      // finite_alpha kernels need alpha (as float32) finite and nonzero.
+      const float a = a32[0];
+      const bool finite = wide ? (a64[0] - a64[0] == 0 && a64[0] != 0)
+                               : (a - a == 0 && a != 0);
+      const int d = cpu::DTypeIndex(p.dtype);
+      const cpu::Kernel k = p.backward ? job.scalar->backward[d][0][finite]
+                                       : job.scalar->forward[d][0][finite];
+      k({vp, xp, op, static_cast<size_t>(length), a, a64[0], p.dtype});
     } else {
-      // Any layout: the oracle, one element at a time.
       for (int64_t i = 0; i < length; ++i) {
         reference::Apply(p.dtype, vp + i * vs * e, xp + i * xs * e,
-                         op + i * os * e, 1, a64[i]);
+                         op + i * os * e, 1, a64[per_element ? i : 0]);
       }
     }
-    for (size_t k = rank - 1; k-- > 0;) {
-      if (++idx[k] < p.x.shape[k]) {
-        xo += p.x.strides[k];
-        vo += job.v->strides[k];
-        oo += job.out->strides[k];
-        ao += p.alpha_strides_x[k];
+    for (int k = last; k-- > 0;) {
+      if (++idx[k] < l.extent[k]) {
+        xo += l.xs[k];
+        vo += l.vs[k];
+        oo += l.os[k];
+        ao += l.as[k];
         break;
       }
-      const int64_t back = p.x.shape[k] - 1;
-      xo -= back * p.x.strides[k];
-      vo -= back * job.v->strides[k];
-      oo -= back * job.out->strides[k];
-      ao -= back * p.alpha_strides_x[k];
+      const int64_t back = l.extent[k] - 1;
+      xo -= back * l.xs[k];
+      vo -= back * l.vs[k];
+      oo -= back * l.os[k];
+      ao -= back * l.as[k];
       idx[k] = 0;
     }
   }
 }
 
+// True when the merged rows are unit-stride in x, the other input and the
+// output (the kernels' case); otherwise the per-view LeakyReLU calls, whose
+// strided variant handles any layout, serve better.
+bool RowsAreDense(const RowLayout& l) {
+  const int last = l.rank - 1;
+  return l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1;
+}
+
 lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
+                           const RowLayout& layout,
                            const lrelu_options_t& o) {
   const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
   const cpu::Target* target = &targets[0];
   for (const cpu::Target& t : targets) {
     if (p.has_target && p.cpu_target == t.name) target = &t;
   }
-  RowJob job{&p, &v, &out, nullptr, 0, 0};
-  if (!(p.has_variant && p.variant == "reference")) {
-    job.kernel =
-        cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
-  }
-  const size_t rank = p.x.shape.size();
-  job.rows = p.x.n / p.x.shape[rank - 1];
+  RowJob job{&p, &v, &out, layout, nullptr, nullptr, false, 0, 0};
+  job.reference = p.has_variant && p.variant == "reference";
+  job.kernel =
+      cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
+  job.scalar = &cpu::KernelsFor(target->bit);
+  job.rows = p.x.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =
       o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
   const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
@@ -704,11 +771,17 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   std::vector<const View*> views = {&p.x, &v};
   if (has_out) views.push_back(&out);
   const size_t rank = p.x.shape.size();
-  const bool row_mode = rank > 0 && p.x.shape[rank - 1] > 1 &&
-                        p.alpha_strides_x[rank - 1] != 0;
   const lrelu_options_t o = ViewOptions(p, pool);
+  const RowLayout layout = MergedLayout(p, v, has_out ? out : v);
+  // Rows unless they are strided, or alpha is constant along them and a
+  // variant other than the reference is forced (LeakyReLU's own plans serve
+  // those, one view per alpha element).
+  const bool forced = p.has_variant && p.variant != "auto" &&
+                      p.variant != "reference";
+  const bool row_mode = has_out && p.x.n > 0 && RowsAreDense(layout) &&
+                        !(forced && layout.as[layout.rank - 1] == 0);
   if (row_mode && !(p.backward && p.has_dalpha)) {
-    return p.x.n > 0 ? ExecuteRows(p, v, out, o) : LRELU_STATUS_OK;
+    return ExecuteRows(p, v, out, layout, o);
   }
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
     alpha[k] = reference::ToDouble(
@@ -756,8 +829,8 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     }
   }
 
-  if (has_out && p.x.n > 0 && row_mode) {
-    const lrelu_status_t status = ExecuteRows(p, v, out, o);
+  if (row_mode) {
+    const lrelu_status_t status = ExecuteRows(p, v, out, layout, o);
     if (status != LRELU_STATUS_OK) return status;
   } else if (has_out && p.x.n > 0) {
     const std::vector<int64_t> shape = ViewShape(p);

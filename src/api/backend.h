@@ -48,6 +48,10 @@ const Backend& CpuBackend();
 lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
                               lrelu_executor_t** executor);
 
+// Checks a stage-one call's out-parameters and clears them.
+lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
+                                    lrelu_executor_t** executor);
+
 }  // namespace lrelu
 
 #endif  // LRELU_SRC_API_BACKEND_H_

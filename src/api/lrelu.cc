@@ -400,4 +400,9 @@ lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
   return NewExecutor(plan, workspace_size, executor);
 }
 
+lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
+                                    lrelu_executor_t** executor) {
+  return CheckOutputs(workspace_size, executor);
+}
+
 }  // namespace lrelu

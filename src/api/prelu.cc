@@ -975,17 +975,6 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
   return Finish(std::move(p), target, plan);
 }
 
-lrelu_status_t CheckOutputs(size_t* workspace_size,
-                            lrelu_executor_t** executor) {
-  if (workspace_size == nullptr || executor == nullptr) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "workspace_size and executor must not be NULL");
-  }
-  *executor = nullptr;
-  *workspace_size = 0;
-  return LRELU_STATUS_OK;
-}
-
 }  // namespace
 }  // namespace lrelu
 
@@ -998,7 +987,7 @@ lrelu_status_t lrelu_prelu_get_workspace_size(const lrelu_tensor_t* x,
                                               size_t* workspace_size,
                                               lrelu_executor_t** executor) {
   lrelu::ClearError();
-  lrelu_status_t s = lrelu::CheckOutputs(workspace_size, executor);
+  lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
   s = lrelu::BuildForward(x, alpha, y, options, &plan);
@@ -1022,7 +1011,7 @@ lrelu_status_t lrelu_prelu_backward_get_workspace_size(
     const lrelu_tensor_t* dalpha, const lrelu_options_t* options,
     size_t* workspace_size, lrelu_executor_t** executor) {
   lrelu::ClearError();
-  lrelu_status_t s = lrelu::CheckOutputs(workspace_size, executor);
+  lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
   s = lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, &plan);

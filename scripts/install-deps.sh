@@ -14,6 +14,8 @@ PACKAGES=(
   libacl1-dev libattr1-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
+  # PReLU's exact dalpha oracle in tests/prelu (GMP integers)
+  libgmp-dev
   # Python: tests, the package, cross-checks
   python3 python3-dev python3-venv python3-pip python3-numpy python3-pytest
   python3-jsonschema python3-onnx python3-torch python3-xarray python3-dask

@@ -19,6 +19,7 @@
 #include "lrelu/lrelu.hpp"
 #include "npy.h"
 #include "parse_args.h"
+#include "prelu_file.h"
 
 namespace lrelu_cli {
 namespace {
@@ -30,6 +31,7 @@ struct ApplyArgs {
   std::string output;
   const CLI::Option* output_option = nullptr;  // to tell "-o ''" from no -o
   std::string alpha = "0.01";
+  std::string alpha_file;  // PReLU: alpha from a .npy file (prelu_file.h)
   std::string threads = "0";
   bool in_place = false;
   std::string variant;
@@ -150,7 +152,12 @@ void RunApply(const ApplyArgs& args) {
   AtomicOutput output(std::move(target));
   const std::string preamble = FormatNpyHeader(header);
   output.Write(preamble.data(), preamble.size());
-  StreamData(input, header, alpha, options, output);
+  if (args.alpha_file.empty()) {
+    StreamData(input, header, alpha, options, output);
+  } else {
+    ApplyPreluFile(input.fd(), args.input, header, args.alpha_file, options,
+                   output);
+  }
   output.Commit();
 }
 
@@ -177,6 +184,13 @@ void RegisterApplyCommand(CLI::App& app) {
                    "inf, nan, 0x1p-3")
       ->type_name("A")
       ->capture_default_str();
+  command
+      ->add_option("--alpha-file", args->alpha_file,
+                   "PReLU: alpha from a .npy file broadcast to the input "
+                   "(ONNX's rule: per channel [C,1,1] for NCHW, [C] for "
+                   "NHWC); the input's dtype, or float64. Reads the input "
+                   "whole; replaces --alpha")
+      ->type_name("A.npy");
   command
       ->add_option("--threads", args->threads,
                    "Threads to use (0 = all hardware threads)")

@@ -358,6 +358,62 @@ LRELU_API lrelu_status_t lrelu_kernel_source(
     const char* target, lrelu_dtype_t dtype, const char* variant,
     uint32_t workgroup_size, char* buffer, size_t buffer_size, size_t* length);
 
+/* ------------------------------------------------------------------------ */
+/* PReLU: y = x < 0 ? alpha[i] * x : x, alpha a tensor broadcast to x       */
+/* (contract ai.onnx.PRelu v1, docs/prelu.md)                               */
+/* ------------------------------------------------------------------------ */
+
+/** Stage one of the PReLU forward pass (CPU backend only).
+ * @param x input view.
+ * @param alpha slopes: x's dtype, or float64 with a float32/float16/bfloat16
+ *   x (each value then rounded to float32 once, as LeakyReLU's alpha).
+ *   Broadcasts to x by ONNX's unidirectional rule: its shape, aligned to the
+ *   right of x's, has each extent equal to x's or 1 (per channel: [C,1,1]
+ *   for NCHW, [C] for NHWC). Any strides. Otherwise
+ *   LRELU_STATUS_SHAPE_MISMATCH (or DTYPE_MISMATCH) with a message.
+ * @param y output: x's dtype and shape; may be x itself (in place); must
+ *   not share memory with alpha (LRELU_STATUS_OVERLAP).
+ * Each element is LeakyReLU with that element's alpha: same rounding, same
+ * pass-through bits. */
+LRELU_API lrelu_status_t lrelu_prelu_get_workspace_size(
+    const lrelu_tensor_t* x, const lrelu_tensor_t* alpha,
+    const lrelu_tensor_t* y, const lrelu_options_t* options,
+    size_t* workspace_size, lrelu_executor_t** executor);
+
+/** One call: plan and execute the PReLU forward pass. */
+LRELU_API lrelu_status_t lrelu_prelu(const lrelu_tensor_t* x,
+                                     const lrelu_tensor_t* alpha,
+                                     const lrelu_tensor_t* y,
+                                     const lrelu_options_t* options);
+
+/** Stage one of the PReLU gradient (CPU backend only).
+ *   dx     = x < 0 ? alpha * dy : dy           (LeakyReLU's rule per element)
+ *   dalpha = sum over the broadcast axes of (x < 0 ? x * dy : 0),
+ *            correctly rounded: the exact sum of the exact products rounded
+ *            once (to nearest, ties to even) to dalpha's dtype; beyond its
+ *            range +-inf; a NaN product (NaN, or inf * 0) or infs of both
+ *            signs give NaN; infs of one sign give that inf; an exact zero
+ *            is +0. The same bits on every target, thread count and chunking.
+ * @param dy, x same dtype and shape.
+ * @param alpha as for the forward pass.
+ * @param dx NULL to skip; else dy's dtype and shape, may be dy itself;
+ *   must not share memory with alpha.
+ * @param dalpha NULL to skip; else alpha's dtype and shape, any strides that
+ *   write no element twice, disjoint from dx. Written after everything is
+ *   read.
+ * At least one of dx, dalpha must be given. */
+LRELU_API lrelu_status_t lrelu_prelu_backward_get_workspace_size(
+    const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
+    const lrelu_tensor_t* alpha, const lrelu_tensor_t* dx,
+    const lrelu_tensor_t* dalpha, const lrelu_options_t* options,
+    size_t* workspace_size, lrelu_executor_t** executor);
+
+/** One call: plan and execute the PReLU gradient. */
+LRELU_API lrelu_status_t lrelu_prelu_backward(
+    const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
+    const lrelu_tensor_t* alpha, const lrelu_tensor_t* dx,
+    const lrelu_tensor_t* dalpha, const lrelu_options_t* options);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

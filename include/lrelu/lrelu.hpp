@@ -214,6 +214,42 @@ inline Tensor leaky_relu_backward(const TensorView& dy, const TensorView& s,
   return dx;
 }
 
+// PReLU (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x with alpha
+// a tensor broadcast to x (see lrelu_prelu). y may be x (in-place).
+inline void prelu(const TensorView& x, const TensorView& alpha,
+                  const TensorView& y, const Options& options = Options()) {
+  const lrelu_tensor_t cx = x.c_view();
+  const lrelu_tensor_t ca = alpha.c_view();
+  const lrelu_tensor_t cy = y.c_view();
+  const lrelu_options_t o = options.c_options();
+  check(lrelu_prelu(&cx, &ca, &cy, &o));
+}
+
+// Allocates y with x's shape and dtype and returns it.
+inline Tensor prelu(const TensorView& x, const TensorView& alpha,
+                    const Options& options = Options()) {
+  Tensor y(x.dtype, x.shape);
+  prelu(x, alpha, y.view(), options);
+  return y;
+}
+
+// PReLU's gradient: dx and the exactly rounded dalpha (see
+// lrelu_prelu_backward); either pointer may be nullptr (not computed).
+inline void prelu_backward(const TensorView& dy, const TensorView& x,
+                           const TensorView& alpha, const TensorView* dx,
+                           const TensorView* dalpha,
+                           const Options& options = Options()) {
+  const lrelu_tensor_t cdy = dy.c_view();
+  const lrelu_tensor_t cx = x.c_view();
+  const lrelu_tensor_t ca = alpha.c_view();
+  lrelu_tensor_t cdx{}, cda{};
+  if (dx != nullptr) cdx = dx->c_view();
+  if (dalpha != nullptr) cda = dalpha->c_view();
+  const lrelu_options_t o = options.c_options();
+  check(lrelu_prelu_backward(&cdy, &cx, &ca, dx != nullptr ? &cdx : nullptr,
+                             dalpha != nullptr ? &cda : nullptr, &o));
+}
+
 // The two-stage call as an RAII object: construct (stage one: validate and
 // plan), then execute() any number of times (stage two).
 class Executor {

@@ -13,6 +13,8 @@ Entry points:
   ufunc; other DLPack tensors (torch) are read without copying and the
   result is a tensor of the same framework.
 * ``leaky_relu_backward(dy, x, alpha=0.01, *, from_output=False, ...)``.
+* ``prelu(x, alpha)`` and ``prelu_backward(dy, x, alpha)``: alpha an array
+  broadcast to x (ONNX PRelu), with the exactly rounded dalpha.
 * ``ufunc``: the NumPy ufunc ``leaky_relu(x, alpha) -> y``.
 * ``lrelu.torch``: torch operators, an autograd Function and an
   ``nn.Module``; imported on first use of the attribute (``import lrelu``
@@ -29,6 +31,7 @@ from ._api import (
     leaky_relu_backward,
     set_threads,
 )
+from ._prelu import prelu, prelu_backward
 
 ufunc = _lrelu.ufunc
 __version__ = _lrelu.version()
@@ -42,6 +45,8 @@ __all__ = [
     "get_threads",
     "leaky_relu",
     "leaky_relu_backward",
+    "prelu",
+    "prelu_backward",
     "set_threads",
     "ufunc",
 ]

@@ -2,7 +2,7 @@
 package-wide queries and settings."""
 import numpy as np
 
-from . import _dlpack, _lrelu, _threads
+from . import _dlpack, _lrelu, _prelu, _threads
 
 DEFAULT_ALPHA = _lrelu.default_alpha
 
@@ -48,6 +48,11 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
+    if (type(alpha) is np.ndarray and alpha.ndim > 0 and not ufunc_kwargs
+            and type(x) is np.ndarray and _prelu.routes(x, alpha)):
+        # An array alpha that broadcasts to x: one PReLU call, blockwise,
+        # instead of the ufunc's call per element (same bits).
+        return _prelu.prelu(x, alpha, threads=threads)
     if threads is None:
         # The common calls, straight to the ufunc or lrelu.torch: this
         # wrapper's own cost is most of a small call's time.

@@ -27,7 +27,8 @@ from torch.onnx import symbolic_helper
 
 from . import _api, _lrelu
 
-__all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
+__all__ = ["LeakyReLU", "LeakyReLUFunction", "PReLU", "PReLUFunction",
+           "leaky_relu", "prelu"]
 
 # Looked up once: these run on every small call.
 _forward_raw = _lrelu.forward_raw
@@ -361,3 +362,85 @@ class LeakyReLU(torch.nn.Module):
     def extra_repr(self):
         inplace = ", inplace=True" if self.inplace else ""
         return f"negative_slope={self.negative_slope}{inplace}"
+
+
+# --------------------------------------------------------------------------
+# PReLU: a learned slope per channel (contract ai.onnx.PRelu v1)
+# --------------------------------------------------------------------------
+
+def _alpha_view(weight, x):
+    """nn.PReLU's weight (num_parameters,) as an alpha that broadcasts to x:
+    [C, 1, ..., 1] over dimension 1 (the channels), or [1]."""
+    if weight.numel() == 1:
+        return weight.reshape(1)
+    if x.dim() < 2 or x.shape[1] != weight.numel():
+        raise ValueError(
+            f"lrelu.torch.PReLU: {weight.numel()} parameters need an input "
+            f"with that many channels in dimension 1; got shape "
+            f"{tuple(x.shape)}")
+    return weight.reshape((weight.numel(),) + (1,) * (x.dim() - 2))
+
+
+class PReLUFunction(torch.autograd.Function):
+    """apply(x, weight) -> y, weight as torch.nn.PReLU's. The weight's
+    gradient is lrelu's exactly rounded dalpha."""
+
+    @staticmethod
+    def forward(ctx, x, weight):
+        alpha = _alpha_view(weight.detach(), x)
+        if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
+            alpha = alpha.to(x.dtype)
+        x = x.detach().contiguous()
+        y = torch.empty_like(x)
+        _lrelu.prelu_forward(x, alpha.contiguous(), y)
+        ctx.save_for_backward(x, weight)
+        return y
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, dy):
+        x, weight = ctx.saved_tensors
+        alpha = _alpha_view(weight.detach(), x)
+        if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
+            alpha = alpha.to(x.dtype)
+        alpha = alpha.contiguous()
+        dy = dy.detach().contiguous()
+        dx = torch.empty_like(dy) if ctx.needs_input_grad[0] else None
+        dalpha = torch.empty_like(alpha) if ctx.needs_input_grad[1] else None
+        if dx is not None or dalpha is not None:
+            _lrelu.prelu_backward(dy, x, alpha, dx, dalpha)
+        dweight = None
+        if dalpha is not None:
+            dweight = dalpha.reshape(weight.shape).to(weight.dtype)
+        return dx, dweight
+
+
+def prelu(x, weight):
+    """Like torch.nn.functional.prelu, computed by lrelu."""
+    return PReLUFunction.apply(x, weight)
+
+
+class PReLU(torch.nn.Module):
+    """Drop-in for torch.nn.PReLU(num_parameters=1, init=0.25): the same
+    parameter (`weight`, shape (num_parameters,), state_dict compatible),
+    computed by lrelu. Differences from nn.PReLU: LeakyReLU's (see the top
+    of this module) per element, and the weight's gradient is the exact sum
+    rounded once (PyTorch sums in an order that depends on threads and SIMD
+    width, so its last bits vary)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = torch.nn.Parameter(
+            torch.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        torch.nn.init.constant_(self.weight, self.init)
+
+    def forward(self, x):
+        return prelu(x, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"

@@ -17,6 +17,7 @@
 #include "errors.h"
 #include "lrelu/lrelu.h"
 #include "numpy_api.h"
+#include "prelu.h"
 #include "tensor_view.h"
 #include "threads.h"
 #include "ufunc.h"
@@ -210,6 +211,8 @@ NB_MODULE(_lrelu, m) {
   // _ufunc_reconstruct): lrelu._lrelu.leaky_relu is lrelu.ufunc, so that it
   // travels to other processes (multiprocessing, dask's process schedulers).
   m.attr("leaky_relu") = m.attr("ufunc");
+
+  lp::BindPrelu(m);
 
   m.def("forward", &lp::Forward, nb::arg("x"), nb::arg("alpha"), nb::arg("y"),
         nb::arg("threads") = nb::none(),

@@ -5,6 +5,7 @@
 #define LRELU_SRC_API_BACKEND_H_
 
 #include <cstddef>
+#include <memory>
 
 #include "api/problem.h"
 #include "lrelu/lrelu.h"
@@ -24,6 +25,9 @@ struct Plan {
   bool has_pool = false;          // pool given in the options at plan time
   lrelu_thread_pool_t pool = {};  // copied: the caller's struct may go away
   alignas(16) unsigned char state[128];  // backend-private
+  // Plans that need more than `state` (PReLU's views): owned by the plan,
+  // released with the executor.
+  std::shared_ptr<const void> extension;
 };
 
 struct Backend {
@@ -38,6 +42,15 @@ struct Backend {
 };
 
 const Backend& CpuBackend();
+
+// Wraps a finished plan in a new executor (for entry points outside
+// api/lrelu.cc, e.g. api/prelu.cc).
+lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
+                              lrelu_executor_t** executor);
+
+// Checks a stage-one call's out-parameters and clears them.
+lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
+                                    lrelu_executor_t** executor);
 
 }  // namespace lrelu
 

@@ -405,3 +405,17 @@ const char* lrelu_cpu_targets_compiled(void) {
 size_t lrelu_hardware_threads(void) { return lrelu::cpu::HardwareThreads(); }
 
 }  // extern "C"
+
+namespace lrelu {
+
+lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
+                              lrelu_executor_t** executor) {
+  return NewExecutor(plan, workspace_size, executor);
+}
+
+lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
+                                    lrelu_executor_t** executor) {
+  return CheckOutputs(workspace_size, executor);
+}
+
+}  // namespace lrelu

@@ -292,17 +292,14 @@ namespace lrelu::cpu {
 
 HWY_EXPORT(FillKernelTable);
 
-namespace {
-
-// The slot of `target` in Highway's dispatch tables, computed the way
-// hwy::ChosenTarget does, so a call can pick its target without touching
-// Highway's process-wide choice.
 size_t DispatchIndex(int64_t target) {
   const int64_t mask =
       (HWY_CHOSEN_TARGET_SHIFT(target) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
       HWY_CHOSEN_TARGET_MASK_TARGETS;
   return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
 }
+
+namespace {
 
 constexpr size_t kTableSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
 

@@ -58,6 +58,11 @@ const char* CompiledTargetNames();
 // The kernels compiled for `target`, which must be in RunnableTargets().
 const KernelTable& KernelsFor(int64_t target);
 
+// The slot of `target` in Highway's dispatch tables, computed the way
+// hwy::ChosenTarget does, so a call can pick its target without touching
+// Highway's process-wide choice.
+size_t DispatchIndex(int64_t target);
+
 }  // namespace lrelu::cpu
 
 #endif  // LRELU_SRC_CPU_KERNELS_H_

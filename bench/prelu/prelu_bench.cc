@@ -1,0 +1,182 @@
+// PReLU benchmark (issue 15): per-channel alpha (NCHW [C,1,1], NHWC [C];
+// 64 and 512 channels) against scalar alpha on the same tensor, dalpha
+// against one read of x and dy, and oneDNN's PReLU primitive when built
+// with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.
+// Prints a Markdown table of the best time over the repetitions.
+//   prelu_bench [--reps N] [--threads T]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+
+#ifdef LRELU_BENCH_HAVE_ONEDNN
+#include <dnnl.hpp>
+#endif
+
+namespace {
+
+double BestMs(int reps, const std::function<void()>& run) {
+  run();  // warm up (pages, caches, pool)
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0)
+                              .count());
+  }
+  return best;
+}
+
+struct Row {
+  std::string what;
+  double ms;
+  double scalar_ms;  // the reference time this row is compared with
+};
+
+lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
+  return {data, LRELU_DTYPE_FLOAT32, static_cast<int32_t>(shape.size()),
+          shape.data(), nullptr};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 20;
+  size_t threads = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--threads") == 0) {
+      threads = static_cast<size_t>(std::atoi(argv[i + 1]));
+    }
+  }
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.threads = threads;
+  std::printf("| elements | channels | layout | operation | ms | vs baseline |\n");
+  std::printf("|---:|---:|---|---|---:|---:|\n");
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
+    std::vector<float> x(static_cast<size_t>(n)), y(x.size()), dy(x.size()),
+        dx(x.size());
+    for (auto& v : x) v = normal(rng);
+    for (auto& v : dy) v = normal(rng);
+    const int bench_reps = n > (1 << 20) ? std::max(3, reps / 4) : reps;
+    for (int64_t c : {int64_t{64}, int64_t{512}}) {
+      std::vector<float> alpha(static_cast<size_t>(c), 0.25f),
+          dalpha(alpha.size());
+      const int64_t hw = n / c;
+      const std::vector<int64_t> flat = {n};
+      const std::vector<int64_t> nchw = {1, c, 1, hw}, nhwc = {1, 1, hw, c};
+      const std::vector<int64_t> a_nchw = {c, 1, 1}, a_nhwc = {c};
+      const lrelu_tensor_t tx = View(x.data(), flat), ty = View(y.data(), flat);
+      const double scalar = BestMs(bench_reps, [&] {
+        lrelu_leaky_relu(&tx, 0.25, &ty, &o);
+      });
+      const double read_once = BestMs(bench_reps, [&] {
+        // 16 independent sums: vectorizes without reassociation.
+        float acc[16] = {};
+        for (size_t i = 0; i + 16 <= x.size(); i += 16) {
+          for (int k = 0; k < 16; ++k) acc[k] += x[i + k] + dy[i + k];
+        }
+        float s = 0;
+        for (float a : acc) s += a;
+        volatile float sink = s;
+        (void)sink;
+      });
+      std::vector<Row> rows;
+      for (int layout = 0; layout < 2; ++layout) {
+        const auto& shape = layout == 0 ? nchw : nhwc;
+        const auto& ashape = layout == 0 ? a_nchw : a_nhwc;
+        const lrelu_tensor_t px = View(x.data(), shape),
+                             py = View(y.data(), shape),
+                             pdy = View(dy.data(), shape),
+                             pdx = View(dx.data(), shape),
+                             pa = View(alpha.data(), ashape),
+                             pda = View(dalpha.data(), ashape);
+        const char* name = layout == 0 ? "NCHW" : "NHWC";
+        const double fwd = BestMs(bench_reps, [&] {
+          lrelu_prelu(&px, &pa, &py, &o);
+        });
+        const double bwd_dx = BestMs(bench_reps, [&] {
+          lrelu_prelu_backward(&pdy, &px, &pa, &pdx, nullptr, &o);
+        });
+        const double bwd_da = BestMs(std::max(3, bench_reps / 4), [&] {
+          lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
+        });
+        std::printf("| %lld | %lld | %s | lrelu scalar alpha | %.3f | 1.00 |\n",
+                    static_cast<long long>(n), static_cast<long long>(c), name,
+                    scalar);
+        std::printf("| %lld | %lld | %s | lrelu prelu forward | %.3f | %.2f |\n",
+                    static_cast<long long>(n), static_cast<long long>(c), name,
+                    fwd, fwd / scalar);
+        std::printf("| %lld | %lld | %s | lrelu prelu dx | %.3f | %.2f |\n",
+                    static_cast<long long>(n), static_cast<long long>(c), name,
+                    bwd_dx, bwd_dx / scalar);
+        std::printf("| %lld | %lld | %s | read x and dy once | %.3f | 1.00 |\n",
+                    static_cast<long long>(n), static_cast<long long>(c), name,
+                    read_once);
+        std::printf("| %lld | %lld | %s | lrelu dalpha (exact) | %.3f | %.2f |\n",
+                    static_cast<long long>(n), static_cast<long long>(c), name,
+                    bwd_da, bwd_da / read_once);
+#ifdef LRELU_BENCH_HAVE_ONEDNN
+        try {
+          using dnnl::memory;
+          dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+          dnnl::stream st(eng);
+          const memory::dims dims = {1, c, 1, hw};
+          const auto tag = layout == 0 ? memory::format_tag::nchw
+                                       : memory::format_tag::nhwc;
+          const memory::desc md(dims, memory::data_type::f32, tag);
+          const memory::desc wd({1, c, 1, 1}, memory::data_type::f32,
+                                memory::format_tag::nchw);
+          const dnnl::prelu_forward::desc d(
+              dnnl::prop_kind::forward_training, md, wd);
+          const dnnl::prelu_forward::primitive_desc pd(d, eng);
+          dnnl::prelu_forward prim(pd);
+          memory src(md, eng, x.data()), dst(md, eng, y.data()),
+              w(wd, eng, alpha.data());
+          const double t = BestMs(bench_reps, [&] {
+            prim.execute(st, {{DNNL_ARG_SRC, src},
+                              {DNNL_ARG_WEIGHTS, w},
+                              {DNNL_ARG_DST, dst}});
+            st.wait();
+          });
+          std::printf("| %lld | %lld | %s | oneDNN prelu forward | %.3f | %.2f |\n",
+                      static_cast<long long>(n), static_cast<long long>(c),
+                      name, t, t / scalar);
+          const dnnl::prelu_backward::desc bd(md, wd, md, wd);
+          const dnnl::prelu_backward::primitive_desc bpd(bd, eng, pd);
+          dnnl::prelu_backward bprim(bpd);
+          memory ddst(md, eng, dy.data()), dsrc(md, eng, dx.data()),
+              dw(wd, eng, dalpha.data());
+          const double tb = BestMs(bench_reps, [&] {
+            bprim.execute(st, {{DNNL_ARG_SRC, src},
+                               {DNNL_ARG_WEIGHTS, w},
+                               {DNNL_ARG_DIFF_DST, ddst},
+                               {DNNL_ARG_DIFF_SRC, dsrc},
+                               {DNNL_ARG_DIFF_WEIGHTS, dw}});
+            st.wait();
+          });
+          std::printf("| %lld | %lld | %s | oneDNN prelu backward (dx+dalpha) | %.3f | %.2f |\n",
+                      static_cast<long long>(n), static_cast<long long>(c),
+                      name, tb, tb / read_once);
+        } catch (const dnnl::error& e) {
+          std::printf("| %lld | %lld | %s | oneDNN prelu: %s | - | - |\n",
+                      static_cast<long long>(n), static_cast<long long>(c),
+                      name, e.what());
+        }
+#endif
+      }
+    }
+  }
+  return 0;
+}

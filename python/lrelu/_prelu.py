@@ -1,0 +1,88 @@
+"""PReLU: y = x < 0 ? alpha * x : x with alpha an array broadcast to x
+(contract ai.onnx.PRelu v1), and its gradient with the exactly rounded
+dalpha. NumPy arrays and DLPack tensors (torch), through the C ABI."""
+import numpy as np
+
+from . import _dlpack, _lrelu, _threads
+
+_FLOAT_KINDS = ("float16", "float32", "float64", "bfloat16")
+
+
+def _broadcasts(alpha_shape, x_shape):
+    """ONNX's unidirectional rule: alpha's shape, aligned to the right of
+    x's, has each extent equal to x's or 1."""
+    if len(alpha_shape) > len(x_shape):
+        return False
+    tail = x_shape[len(x_shape) - len(alpha_shape):]
+    return all(a in (1, b) for a, b in zip(alpha_shape, tail))
+
+
+def _numpy_alpha(alpha, x):
+    """alpha as an array of x's dtype, or float64 (rounded to float32 once
+    by the library for float32/float16/bfloat16 x)."""
+    alpha = np.asarray(alpha)
+    if alpha.dtype != x.dtype and alpha.dtype != np.float64:
+        alpha = alpha.astype(np.float64)
+    return alpha
+
+
+def routes(x, alpha):
+    """True when leaky_relu(x, alpha) with an array alpha can run as one
+    PReLU call (same bits as the ufunc, blockwise instead of per element)."""
+    return (x.ndim > 0 and x.dtype.name in _FLOAT_KINDS
+            and x.dtype.isnative and x.size > 0
+            and _broadcasts(alpha.shape, x.shape))
+
+
+def prelu(x, alpha, *, threads=None, out=None):
+    """y = x < 0 ? alpha * x : x, alpha broadcast to x (ONNX PRelu).
+
+    x: a NumPy array (float16, bfloat16, float32, float64) or a DLPack
+    tensor (torch). alpha: broadcasts to x by ONNX's unidirectional rule
+    (per channel: shape [C, 1, 1] for NCHW, [C] for NHWC); x's dtype, or
+    float64 (each value rounded to float32 once for 32/16-bit x, as
+    leaky_relu's alpha). Anything else is converted to float64. Each element
+    is leaky_relu with its own alpha, bit for bit. out=: y to write (may be
+    x). Returns y.
+    """
+    threads = _threads.check(threads)
+    if _dlpack.is_dlpack_tensor(x):
+        y = out if out is not None else _empty_like_tensor(x)
+        _lrelu.prelu_forward(x, alpha, y, threads)
+        return y
+    x = np.asarray(x)
+    alpha = _numpy_alpha(alpha, x)
+    y = np.empty_like(x) if out is None else out
+    _lrelu.prelu_forward(x, alpha, y, threads)
+    return y
+
+
+def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
+    """(dx, dalpha) of prelu: dx = x < 0 ? alpha * dy : dy, and
+    dalpha = sum over the broadcast axes of (x < 0 ? x * dy : 0), the exact
+    sum rounded once to alpha's dtype (the same bits on every machine, thread
+    count and SIMD target). dx=False / dalpha=False skip one (None is
+    returned in its place); an array passed as dx= or dalpha= is written.
+    """
+    threads = _threads.check(threads)
+    if _dlpack.is_dlpack_tensor(dy):
+        dx_out = _empty_like_tensor(dy) if dx is True else (dx or None)
+        da_out = _empty_like_tensor(alpha) if dalpha is True else (dalpha or None)
+    else:
+        dy = np.asarray(dy)
+        x = np.asarray(x)
+        alpha = _numpy_alpha(alpha, x)
+        dx_out = np.empty_like(dy) if dx is True else (dx if dx is not False else None)
+        da_out = (np.empty_like(alpha) if dalpha is True
+                  else (dalpha if dalpha is not False else None))
+    _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
+    return dx_out, da_out
+
+
+def _empty_like_tensor(t):
+    import torch  # only DLPack tensors from torch get here in practice
+
+    if isinstance(t, torch.Tensor):
+        return torch.empty_like(t, memory_format=torch.contiguous_format)
+    raise TypeError(
+        "lrelu.prelu: pass out= for DLPack tensors other than torch's")

@@ -1,0 +1,136 @@
+// Per-element-alpha PReLU rows, compiled once per Highway target
+// (foreach_target.h re-includes this file).
+#include "cpu/prelu_rows.h"
+
+#include <mutex>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/prelu_rows.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "cpu/convert-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The product, opaque to clang (which would otherwise fold the blend into
+// v * (s < 0 ? alpha : 1) and quiet a signalling NaN that must pass).
+template <class V>
+HWY_INLINE V Hidden(V product) {
+#if defined(__clang__)
+  asm("" : "+m"(product));
+#endif
+  return product;
+}
+
+// One step of `lanes(d)` elements at i, per dtype.
+struct F32 {
+  using T = float;
+  template <class D>
+  static HWY_INLINE void Step(D d, const float* v, const float* s, float* out,
+                              const float* a, const double*) {
+    const auto vv = hn::LoadU(d, v);
+    const auto sv = hn::LoadU(d, s);
+    hn::StoreU(hn::IfThenElse(hn::Lt(sv, hn::Zero(d)),
+                              Hidden(hn::Mul(vv, hn::LoadU(d, a))), vv),
+               d, out);
+  }
+};
+
+struct F64 {
+  using T = double;
+  template <class D>
+  static HWY_INLINE void Step(D d, const double* v, const double* s,
+                              double* out, const float*, const double* a) {
+    const auto vv = hn::LoadU(d, v);
+    const auto sv = hn::LoadU(d, s);
+    hn::StoreU(hn::IfThenElse(hn::Lt(sv, hn::Zero(d)),
+                              Hidden(hn::Mul(vv, hn::LoadU(d, a))), vv),
+               d, out);
+  }
+};
+
+// 16-bit storage: d is a float32 tag; s < 0 is an integer test on the bits
+// (negative finite or -inf), so NaN payloads never go through a conversion.
+template <bool kHalf>
+struct F16 {
+  using T = uint16_t;
+  template <class DF>
+  static HWY_INLINE void Step(DF df, const uint16_t* v, const uint16_t* s,
+                              uint16_t* out, const float* a, const double*) {
+    const hn::Rebind<uint16_t, DF> d;
+    const hn::RebindToSigned<decltype(d)> di;
+    const auto vv = hn::LoadU(d, v);
+    const auto sv = hn::LoadU(d, s);
+    const auto negative = hn::RebindMask(
+        d, hn::Lt(hn::BitCast(di, hn::Sub(sv, hn::Set(d, uint16_t{1}))),
+                  hn::Set(di, static_cast<int16_t>(kHalf ? -1024 : -128))));
+    const auto product = hn::Mul(
+        kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv),
+        hn::LoadU(df, a));
+    const auto rounded = kHalf ? FloatToHalfBits(d, product)
+                               : FloatToBFloat16Bits<true>(d, product);
+    hn::StoreU(hn::IfThenElse(negative, rounded, vv), d, out);
+  }
+};
+
+template <class R, class DFull>
+void Row(const PreluRowArgs& args) {
+  using T = typename R::T;
+  const auto* v = static_cast<const T*>(args.v);
+  const auto* s = static_cast<const T*>(args.s);
+  auto* out = static_cast<T*>(args.out);
+  const DFull d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= args.n; i += lanes) {
+    R::Step(d, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
+            args.alpha64 + (args.alpha64 ? i : 0));
+  }
+  using D1 = hn::CappedTag<hn::TFromD<DFull>, 1>;
+  const D1 d1;
+  for (; i < args.n; ++i) {
+    R::Step(d1, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
+            args.alpha64 + (args.alpha64 ? i : 0));
+  }
+}
+
+template <class R, class D>
+void Fill(lrelu_dtype_t dtype, PreluRowTable* table) {
+  table->row[DTypeIndex(dtype)][0] = &Row<R, D>;
+  table->row[DTypeIndex(dtype)][1] = &Row<R, D>;
+}
+
+void FillPreluRowTable(PreluRowTable* table) {
+  Fill<F32, hn::ScalableTag<float>>(LRELU_DTYPE_FLOAT32, table);
+  Fill<F64, hn::ScalableTag<double>>(LRELU_DTYPE_FLOAT64, table);
+  Fill<F16<true>, hn::ScalableTag<float>>(LRELU_DTYPE_FLOAT16, table);
+  Fill<F16<false>, hn::ScalableTag<float>>(LRELU_DTYPE_BFLOAT16, table);
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lrelu::cpu {
+
+HWY_EXPORT(FillPreluRowTable);
+
+const PreluRowTable& PreluRowsFor(int64_t target) {
+  constexpr size_t kSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
+  static PreluRowTable tables[kSlots];
+  static std::once_flag filled[kSlots];
+  const size_t index = DispatchIndex(target);
+  std::call_once(filled[index], [index] {
+    HWY_DISPATCH_TABLE(FillPreluRowTable)[index](&tables[index]);
+  });
+  return tables[index];
+}
+
+}  // namespace lrelu::cpu
+#endif  // HWY_ONCE

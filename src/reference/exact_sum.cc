@@ -1,0 +1,231 @@
+#include "reference/exact_sum.h"
+
+#include <cstring>
+
+namespace lrelu::reference {
+namespace {
+
+int BitLength(uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
+
+}  // namespace
+
+Format FormatOf(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      return {16, 11, 15};
+    case LRELU_DTYPE_BFLOAT16:
+      return {16, 8, 127};
+    case LRELU_DTYPE_FLOAT64:
+      return {64, 53, 1023};
+    case LRELU_DTYPE_FLOAT32:
+    default:
+      return {32, 24, 127};
+  }
+}
+
+Decoded Decode(const Format& f, uint64_t bits) {
+  const int fraction_bits = f.precision - 1;
+  const int exponent_bits = f.width - f.precision;
+  const uint64_t fraction = bits & ((uint64_t{1} << fraction_bits) - 1);
+  const int field = static_cast<int>((bits >> fraction_bits) &
+                                     ((uint64_t{1} << exponent_bits) - 1));
+  Decoded d;
+  d.negative = ((bits >> (f.width - 1)) & 1) != 0;
+  d.significand = 0;
+  d.exponent = 0;
+  if (field == (1 << exponent_bits) - 1) {
+    d.kind = fraction == 0 ? Decoded::kInf : Decoded::kNaN;
+  } else if (field == 0) {
+    d.kind = fraction == 0 ? Decoded::kZero : Decoded::kFinite;
+    d.significand = fraction;
+    d.exponent = 1 - f.emax - fraction_bits;
+  } else {
+    d.kind = Decoded::kFinite;
+    d.significand = fraction | (uint64_t{1} << fraction_bits);
+    d.exponent = field - f.emax - fraction_bits;
+  }
+  return d;
+}
+
+double ToDouble(const Format& f, uint64_t bits) {
+  uint64_t out;
+  if (f.width == 64) {
+    out = bits;
+  } else {
+    const Decoded d = Decode(f, bits);
+    const uint64_t sign = d.negative ? uint64_t{1} << 63 : 0;
+    if (d.kind == Decoded::kZero) {
+      out = sign;
+    } else if (d.kind == Decoded::kInf) {
+      out = sign | 0x7ff0000000000000ull;
+    } else if (d.kind == Decoded::kNaN) {
+      // Keep the payload's top bits, as a widening conversion does.
+      const int fraction_bits = f.precision - 1;
+      const uint64_t fraction =
+          bits & ((uint64_t{1} << fraction_bits) - 1);
+      out = sign | 0x7ff0000000000000ull | 0x0008000000000000ull |
+            (fraction << (52 - fraction_bits));
+    } else {
+      // Every float32/float16/bfloat16 value is a normal float64.
+      const int shift = 53 - BitLength(d.significand);
+      const uint64_t m = d.significand << shift;
+      const int64_t e = d.exponent - shift + 52 + 1023;
+      out = sign | (static_cast<uint64_t>(e) << 52) |
+            (m & 0x000fffffffffffffull);
+    }
+  }
+  double v;
+  std::memcpy(&v, &out, sizeof(v));
+  return v;
+}
+
+void ExactSum::Clear() {
+  std::memset(limb_, 0, sizeof(limb_));
+  pending_ = 0;
+  nan_ = pos_inf_ = neg_inf_ = false;
+}
+
+void ExactSum::AddProduct(const Decoded& a, const Decoded& b) {
+  if (a.kind == Decoded::kNaN || b.kind == Decoded::kNaN) {
+    nan_ = true;
+    return;
+  }
+  const bool negative = a.negative != b.negative;
+  if (a.kind == Decoded::kInf || b.kind == Decoded::kInf) {
+    if (a.kind == Decoded::kZero || b.kind == Decoded::kZero) {
+      nan_ = true;
+    } else if (negative) {
+      neg_inf_ = true;
+    } else {
+      pos_inf_ = true;
+    }
+    return;
+  }
+  if (a.kind == Decoded::kZero || b.kind == Decoded::kZero) return;
+  const unsigned __int128 m =
+      static_cast<unsigned __int128>(a.significand) * b.significand;
+  AddMagnitude(negative, m, a.exponent + b.exponent);
+}
+
+void ExactSum::AddScaled128(__int128 value, int exponent) {
+  if (value == 0) return;
+  const bool negative = value < 0;
+  auto magnitude = static_cast<unsigned __int128>(value);
+  if (negative) magnitude = 0 - magnitude;
+  AddMagnitude(negative, magnitude, exponent);
+}
+
+void ExactSum::AddSpecial(double product) {
+  if (product != product) {
+    nan_ = true;
+  } else if (product > 0) {
+    pos_inf_ = true;
+  } else {
+    neg_inf_ = true;
+  }
+}
+
+void ExactSum::AddMagnitude(bool negative, unsigned __int128 magnitude,
+                            int exponent) {
+  if (pending_ == kCarryEvery) Carry();
+  ++pending_;
+  const int position = exponent + kBias;  // >= 0 for float64 products
+  const int digit = position / 32;
+  const int shift = position % 32;
+  for (int k = 0; magnitude != 0; ++k) {
+    const uint64_t chunk = static_cast<uint64_t>(magnitude) & 0xffffffffu;
+    magnitude >>= 32;
+    const uint64_t shifted = chunk << shift;  // < 2^63
+    const auto low = static_cast<int64_t>(shifted & 0xffffffffu);
+    const auto high = static_cast<int64_t>(shifted >> 32);
+    if (negative) {
+      limb_[digit + k] -= low;
+      limb_[digit + k + 1] -= high;
+    } else {
+      limb_[digit + k] += low;
+      limb_[digit + k + 1] += high;
+    }
+  }
+}
+
+void ExactSum::Carry() {
+  for (int i = 0; i + 1 < kLimbs; ++i) {
+    const int64_t carry = limb_[i] >> 32;  // floor division by 2^32
+    limb_[i] -= carry * (int64_t{1} << 32);
+    limb_[i + 1] += carry;
+  }
+  pending_ = 0;
+}
+
+void ExactSum::Merge(const ExactSum& other) {
+  ExactSum o = other;
+  o.Carry();
+  Carry();
+  for (int i = 0; i < kLimbs; ++i) limb_[i] += o.limb_[i];
+  pending_ = 2;
+  nan_ = nan_ || o.nan_;
+  pos_inf_ = pos_inf_ || o.pos_inf_;
+  neg_inf_ = neg_inf_ || o.neg_inf_;
+}
+
+uint64_t ExactSum::Round(const Format& f) const {
+  const int fraction_bits = f.precision - 1;
+  const int exponent_bits = f.width - f.precision;
+  const uint64_t all_ones_exponent = ((uint64_t{1} << exponent_bits) - 1)
+                                     << fraction_bits;
+  const uint64_t sign_bit = uint64_t{1} << (f.width - 1);
+  if (nan_ || (pos_inf_ && neg_inf_)) {
+    return all_ones_exponent | (uint64_t{1} << (fraction_bits - 1));
+  }
+  if (pos_inf_) return all_ones_exponent;
+  if (neg_inf_) return sign_bit | all_ones_exponent;
+
+  ExactSum s = *this;
+  s.Carry();
+  const bool negative = s.limb_[kLimbs - 1] < 0;
+  if (negative) {
+    for (int64_t& l : s.limb_) l = -l;
+    s.Carry();
+  }
+  // Now every limb is a digit in [0, 2^32).
+  int top = kLimbs - 1;
+  while (top >= 0 && s.limb_[top] == 0) --top;
+  if (top < 0) return 0;  // exact zero: +0
+  auto bit = [&s](int i) -> uint64_t {
+    return (static_cast<uint64_t>(s.limb_[i / 32]) >> (i % 32)) & 1;
+  };
+  auto any_below = [&s](int i) {  // any bit at positions < i
+    for (int d = 0; d < i / 32; ++d) {
+      if (s.limb_[d] != 0) return true;
+    }
+    const uint64_t mask = (uint64_t{1} << (i % 32)) - 1;
+    return (static_cast<uint64_t>(s.limb_[i / 32]) & mask) != 0;
+  };
+  const int high = top * 32 + BitLength(static_cast<uint64_t>(s.limb_[top])) -
+                   1;  // position of the leading one
+  const int emin = 1 - f.emax;
+  int exponent = high - kBias;  // value in [2^exponent, 2^(exponent + 1))
+  const uint64_t sign = negative ? sign_bit : 0;
+  if (exponent > f.emax) return sign | all_ones_exponent;
+  // Quantum of the result: last significand bit, or the subnormal one.
+  int quantum = exponent - fraction_bits;
+  if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
+  const int low = quantum + kBias;  // bit position of the last kept bit, > 0
+  uint64_t m = 0;
+  for (int i = high; i >= low; --i) m = (m << 1) | bit(i);
+  const bool half = bit(low - 1) != 0;
+  const bool sticky = any_below(low - 1);
+  if (half && (sticky || (m & 1) != 0)) ++m;
+  if (m == (uint64_t{1} << f.precision)) {
+    m >>= 1;
+    ++quantum;
+  }
+  if (m < (uint64_t{1} << fraction_bits)) return sign | m;  // subnormal
+  exponent = quantum + fraction_bits;
+  if (exponent > f.emax) return sign | all_ones_exponent;
+  const auto field = static_cast<uint64_t>(exponent + f.emax);
+  return sign | (field << fraction_bits) |
+         (m & ((uint64_t{1} << fraction_bits) - 1));
+}
+
+}  // namespace lrelu::reference

@@ -1,0 +1,381 @@
+// PReLU (contract ai.onnx.PRelu v1) through the C ABI: every dtype x
+// broadcast pattern x SIMD target x thread count, y and dx bit-exact against
+// the LeakyReLU oracle element by element, dalpha against an independent
+// exact oracle (GMP), and the same dalpha bits whatever the threads/target.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+#include "prelu/exact_oracle.h"
+#include "support/test_data.h"
+
+namespace lrelu::testing {
+namespace {
+
+struct Pattern {
+  const char* name;
+  std::vector<int64_t> x_shape;
+  std::vector<int64_t> alpha_shape;
+};
+
+std::vector<Pattern> Patterns() {
+  return {
+      {"scalar", {2, 3, 5, 7}, {}},
+      {"one", {2, 3, 5, 7}, {1}},
+      {"nchw", {2, 6, 5, 7}, {6, 1, 1}},
+      {"nhwc", {2, 5, 7, 6}, {6}},
+      {"rows", {2, 6, 5, 7}, {5, 1}},
+      {"full", {3, 5, 7}, {3, 5, 7}},
+      {"middle", {2, 6, 5, 7}, {1, 6, 1, 7}},
+      {"vector", {300}, {300}},
+      {"nhwc64", {2, 3, 64}, {64}},
+      {"nhwc_rows", {4, 3, 70}, {3, 70}},
+  };
+}
+
+// A C-contiguous tensor of raw bits.
+struct Tensor {
+  lrelu_dtype_t dtype;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> bytes;
+  size_t n() const { return bytes.size() / lrelu_dtype_size(dtype); }
+  lrelu_tensor_t View() {
+    return {bytes.data(), dtype, static_cast<int32_t>(shape.size()),
+            shape.data(), nullptr};
+  }
+  uint64_t Bits(size_t i) const { return LoadBits(dtype, bytes.data(), i); }
+};
+
+size_t Count(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// Finite values only (specials make every sum NaN or inf): random bit
+// patterns with the all-ones exponent replaced.
+Tensor Random(lrelu_dtype_t dtype, const std::vector<int64_t>& shape,
+              std::mt19937_64& rng, bool specials) {
+  Tensor t{dtype, shape, RandomBits(dtype, Count(shape), rng)};
+  if (!specials) {
+    for (size_t i = 0; i < t.n(); ++i) {
+      uint64_t b = t.Bits(i);
+      const double v = ValueOf(dtype, b);
+      if (!std::isfinite(v)) {
+        b = LoadBits(dtype, RandomBits(dtype, 1, rng).data(), 0);
+        if (!std::isfinite(ValueOf(dtype, b))) b = 0;
+        StoreBits(dtype, t.bytes.data(), i, b);
+      }
+    }
+  }
+  return t;
+}
+
+// Index of alpha's element for x's flat index i (unidirectional broadcast).
+size_t AlphaIndexOf(const std::vector<int64_t>& xs,
+                    const std::vector<int64_t>& as, size_t i) {
+  std::vector<int64_t> idx(xs.size());
+  for (size_t k = xs.size(); k-- > 0;) {
+    idx[k] = static_cast<int64_t>(i % static_cast<size_t>(xs[k]));
+    i /= static_cast<size_t>(xs[k]);
+  }
+  size_t a = 0;
+  const size_t off = xs.size() - as.size();
+  for (size_t j = 0; j < as.size(); ++j) {
+    a = a * static_cast<size_t>(as[j]) +
+        static_cast<size_t>(as[j] == 1 ? 0 : idx[off + j]);
+  }
+  return a;
+}
+
+struct Setting {
+  const char* target;
+  size_t threads;
+};
+
+lrelu_options_t Options(const Setting& r) {
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.cpu_target = r.target;
+  o.threads = r.threads;
+  return o;
+}
+
+std::vector<Setting> Settings() {
+  std::vector<Setting> runs;
+  for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+    for (size_t threads : {1, 2, 3, 7}) {
+      runs.push_back({lrelu_cpu_target_name(t), threads});
+    }
+  }
+  return runs;
+}
+
+// The alpha dtypes a dtype accepts: its own, and float64 for the others.
+std::vector<lrelu_dtype_t> AlphaDTypes(lrelu_dtype_t d) {
+  if (d == LRELU_DTYPE_FLOAT64) return {d};
+  return {d, LRELU_DTYPE_FLOAT64};
+}
+
+void CheckForward(const Tensor& x, const Tensor& alpha, const Tensor& y,
+                  const std::string& what) {
+  for (size_t i = 0; i < x.n(); ++i) {
+    const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+    const double av = ValueOf(alpha.dtype, alpha.Bits(a));
+    const uint64_t xb = x.Bits(i);
+    const uint64_t yb = y.Bits(i);
+    const std::string err = CompareWithReference(
+        x.dtype, &x.bytes[i * lrelu_dtype_size(x.dtype)],
+        &x.bytes[i * lrelu_dtype_size(x.dtype)],
+        &y.bytes[i * lrelu_dtype_size(x.dtype)], 1, av);
+    ASSERT_EQ(err, "") << what << " element " << i << " x " << Hex(xb, 8)
+                       << " y " << Hex(yb, 8);
+  }
+}
+
+// Expected dalpha per alpha element, from the GMP oracle.
+std::vector<uint64_t> ExpectedDalpha(const Tensor& x, const Tensor& dy,
+                                     const Tensor& alpha) {
+  std::vector<std::vector<uint64_t>> xs(alpha.n()), dys(alpha.n());
+  for (size_t i = 0; i < x.n(); ++i) {
+    const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+    xs[a].push_back(x.Bits(i));
+    dys[a].push_back(dy.Bits(i));
+  }
+  std::vector<uint64_t> out(alpha.n());
+  for (size_t a = 0; a < alpha.n(); ++a) {
+    out[a] = ExactDalpha(x.dtype, xs[a], dys[a], alpha.dtype);
+  }
+  return out;
+}
+
+void CheckDalpha(const std::vector<uint64_t>& expected, const Tensor& dalpha,
+                 const std::string& what) {
+  for (size_t a = 0; a < expected.size(); ++a) {
+    const uint64_t got = dalpha.Bits(a);
+    if (IsNaNBits(dalpha.dtype, expected[a])) {
+      ASSERT_TRUE(IsNaNBits(dalpha.dtype, got)) << what << " dalpha " << a;
+    } else {
+      ASSERT_EQ(Hex(got, 8), Hex(expected[a], 8)) << what << " dalpha " << a;
+    }
+  }
+}
+
+class PreluSweep : public ::testing::TestWithParam<lrelu_dtype_t> {};
+
+TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
+  const lrelu_dtype_t dtype = GetParam();
+  std::mt19937_64 rng(1234 + static_cast<int>(dtype));
+  for (const Pattern& pat : Patterns()) {
+    for (lrelu_dtype_t adt : AlphaDTypes(dtype)) {
+      for (bool specials : {false, true}) {
+        Tensor x = Random(dtype, pat.x_shape, rng, specials);
+        Tensor dy = Random(dtype, pat.x_shape, rng, specials);
+        Tensor alpha = Random(adt, pat.alpha_shape, rng, specials);
+        const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
+        for (const Setting& r : Settings()) {
+          const std::string what = std::string(pat.name) + " " +
+                                   lrelu_dtype_name(dtype) + " alpha " +
+                                   lrelu_dtype_name(adt) + " " + r.target +
+                                   " threads " + std::to_string(r.threads) +
+                                   (specials ? " specials" : "");
+          const lrelu_options_t o = Options(r);
+          Tensor y = x;
+          lrelu_tensor_t tx = x.View(), ta = alpha.View(), ty = y.View();
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          CheckForward(x, alpha, y, what);
+          Tensor dx = dy;
+          Tensor dalpha = alpha;
+          lrelu_tensor_t tdy = dy.View(), tdx = dx.View(),
+                         tda = dalpha.View();
+          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o),
+                    LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          // dx = x < 0 ? alpha * dy : dy, the LeakyReLU gradient oracle.
+          for (size_t i = 0; i < x.n(); ++i) {
+            const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+            const size_t e = lrelu_dtype_size(dtype);
+            ASSERT_EQ(CompareWithReference(
+                          dtype, &dy.bytes[i * e], &x.bytes[i * e],
+                          &dx.bytes[i * e], 1,
+                          ValueOf(adt, alpha.Bits(a))),
+                      "")
+                << what << " dx element " << i;
+          }
+          CheckDalpha(want, dalpha, what);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DTypes, PreluSweep,
+    ::testing::Values(LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
+                      LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_FLOAT64),
+    [](const ::testing::TestParamInfo<lrelu_dtype_t>& param) {
+      return std::string(lrelu_dtype_name(param.param));
+    });
+
+// Large enough that the work splits into tasks: dalpha's bits must not
+// depend on the threads or the target.
+TEST(Prelu, DalphaSameBitsForEveryThreadCountAndTarget) {
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    std::mt19937_64 rng(99);
+    for (const auto& shapes :
+         std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{4, 64, 32, 32}, {64, 1, 1}},
+             {{4, 32, 32, 64}, {64}},
+             {{1 << 17}, {}}}) {
+      Tensor x = Random(dtype, shapes.first, rng, false);
+      Tensor dy = Random(dtype, shapes.first, rng, false);
+      Tensor alpha = Random(dtype, shapes.second, rng, false);
+      const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
+      for (const Setting& r : Settings()) {
+        const lrelu_options_t o = Options(r);
+        Tensor dalpha = alpha;
+        lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
+                       tda = dalpha.View();
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+                  LRELU_STATUS_OK)
+            << lrelu_last_error();
+        CheckDalpha(want, dalpha,
+                    std::string(lrelu_dtype_name(dtype)) + " " + r.target +
+                        " threads " + std::to_string(r.threads));
+      }
+    }
+  }
+}
+
+// Cancellation a float sum gets wrong: 2^100 + 1 - 2^100 is exactly 1.
+TEST(Prelu, DalphaIsTheExactSumRoundedOnce) {
+  const double xs[] = {-1.0, -1.0, -1.0, -3.0};
+  const double dys[] = {-0x1p100, -1.0, 0x1p100, 0x1p-60};
+  Tensor x{LRELU_DTYPE_FLOAT64, {4}, std::vector<unsigned char>(32)};
+  Tensor dy = x;
+  std::memcpy(x.bytes.data(), xs, 32);
+  std::memcpy(dy.bytes.data(), dys, 32);
+  Tensor alpha{LRELU_DTYPE_FLOAT64, {}, std::vector<unsigned char>(8)};
+  Tensor dalpha = alpha;
+  lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
+                 tda = dalpha.View();
+  ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, nullptr),
+            LRELU_STATUS_OK);
+  double got;
+  std::memcpy(&got, dalpha.bytes.data(), 8);
+  // 2^100 + 1 - 2^100 - 3*2^-60 = 1 - 3*2^-60, rounded once to float64.
+  EXPECT_EQ(got, 1.0 - 0x3p-60);
+  EXPECT_EQ(Hex(dalpha.Bits(0), 8),
+            Hex(ExactDalpha(LRELU_DTYPE_FLOAT64,
+                            {x.Bits(0), x.Bits(1), x.Bits(2), x.Bits(3)},
+                            {dy.Bits(0), dy.Bits(1), dy.Bits(2), dy.Bits(3)},
+                            LRELU_DTYPE_FLOAT64),
+                8));
+}
+
+// Strided views (a transposed x, y, dx) and in place (y = x, dx = dy).
+TEST(Prelu, StridedAndInPlace) {
+  std::mt19937_64 rng(7);
+  const lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;
+  Tensor x = Random(dtype, {6, 20}, rng, true);  // viewed as [20, 6]
+  Tensor alpha = Random(dtype, {6}, rng, true);
+  const std::vector<int64_t> tshape = {20, 6}, tstrides = {1, 20};
+  Tensor y = x;
+  lrelu_tensor_t tx = {x.bytes.data(), dtype, 2, tshape.data(),
+                       tstrides.data()};
+  lrelu_tensor_t ty = {y.bytes.data(), dtype, 2, tshape.data(),
+                       tstrides.data()};
+  lrelu_tensor_t ta = alpha.View();
+  ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, nullptr), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  Tensor inplace = x;
+  lrelu_tensor_t ti = {inplace.bytes.data(), dtype, 2, tshape.data(),
+                       tstrides.data()};
+  ASSERT_EQ(lrelu_prelu(&ti, &ta, &ti, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(inplace.bytes, y.bytes);
+  for (int64_t i = 0; i < 20; ++i) {
+    for (int64_t c = 0; c < 6; ++c) {
+      const size_t flat = static_cast<size_t>(c * 20 + i);
+      EXPECT_EQ(CompareWithReference(dtype, &x.bytes[flat * 4],
+                                     &x.bytes[flat * 4], &y.bytes[flat * 4],
+                                     1, ValueOf(dtype, alpha.Bits(c))),
+                "");
+    }
+  }
+}
+
+TEST(Prelu, Validation) {
+  float xs[24] = {}, ys[24] = {}, as[4] = {};
+  double ad[4] = {};
+  const int64_t xshape[] = {2, 3, 4}, bad[] = {3, 1, 2}, good[] = {3, 1};
+  lrelu_tensor_t x = {xs, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  lrelu_tensor_t y = {ys, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  lrelu_tensor_t a_bad = {as, LRELU_DTYPE_FLOAT32, 3, bad, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a_bad, &y, nullptr),
+            LRELU_STATUS_SHAPE_MISMATCH);
+  EXPECT_NE(std::string(lrelu_last_error()).find("broadcast"),
+            std::string::npos);
+  lrelu_tensor_t a_long = {as, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  a_long.rank = 3;
+  const int64_t four[] = {1, 2, 3, 4};
+  a_long.shape = four;
+  a_long.rank = 4;
+  EXPECT_EQ(lrelu_prelu(&x, &a_long, &y, nullptr),
+            LRELU_STATUS_SHAPE_MISMATCH);
+  lrelu_tensor_t a_f64 = {ad, LRELU_DTYPE_FLOAT64, 2, good, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a_f64, &y, nullptr), LRELU_STATUS_OK);
+  lrelu_tensor_t a_f16 = {as, LRELU_DTYPE_FLOAT16, 2, good, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a_f16, &y, nullptr), LRELU_STATUS_DTYPE_MISMATCH);
+  EXPECT_EQ(lrelu_prelu(&x, nullptr, &y, nullptr),
+            LRELU_STATUS_INVALID_ARGUMENT);
+  lrelu_tensor_t a = {as, LRELU_DTYPE_FLOAT32, 2, good, nullptr};
+  EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a, nullptr, nullptr, nullptr),
+            LRELU_STATUS_INVALID_ARGUMENT);
+  // Partial overlap of x and y is LeakyReLU's OVERLAP.
+  lrelu_tensor_t y_shifted = {xs + 1, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a, &y_shifted, nullptr), LRELU_STATUS_OVERLAP);
+  // dalpha written twice (stride 0) and dalpha inside dx.
+  const int64_t zero[] = {0, 0};
+  lrelu_tensor_t da_bad = {as, LRELU_DTYPE_FLOAT32, 2, good, zero};
+  EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a, nullptr, &da_bad, nullptr),
+            LRELU_STATUS_OVERLAP);
+  lrelu_tensor_t da_in_dx = {ys, LRELU_DTYPE_FLOAT32, 2, good, nullptr};
+  EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a, &y, &da_in_dx, nullptr),
+            LRELU_STATUS_OVERLAP);
+  // A device backend is refused with a clear status.
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = LRELU_BACKEND_OPENCL;
+  const lrelu_status_t s = lrelu_prelu(&x, &a, &y, &o);
+  EXPECT_EQ(s, LRELU_STATUS_BACKEND_UNAVAILABLE) << lrelu_last_error();
+}
+
+// The two-stage form: plan, execute twice, the executor reports "prelu".
+TEST(Prelu, TwoStage) {
+  float xs[6] = {-1, 2, -3, 4, -5, 6}, ys[6] = {}, as[2] = {0.5f, 0.25f};
+  const int64_t xshape[] = {3, 2}, ashape[] = {2};
+  lrelu_tensor_t x = {xs, LRELU_DTYPE_FLOAT32, 2, xshape, nullptr};
+  lrelu_tensor_t y = {ys, LRELU_DTYPE_FLOAT32, 2, xshape, nullptr};
+  lrelu_tensor_t a = {as, LRELU_DTYPE_FLOAT32, 1, ashape, nullptr};
+  size_t ws = 1;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_prelu_get_workspace_size(&x, &a, &y, nullptr, &ws, &e),
+            LRELU_STATUS_OK);
+  EXPECT_EQ(ws, 0u);
+  EXPECT_STREQ(lrelu_executor_variant(e), "prelu");
+  as[0] = 2.0f;  // alpha is read at execution, not planning
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  lrelu_executor_destroy(e);
+  const float want[6] = {-2, 2, -6, 4, -10, 6};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(ys[i], want[i]) << i;
+}
+
+}  // namespace
+}  // namespace lrelu::testing

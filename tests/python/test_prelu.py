@@ -1,0 +1,168 @@
+"""lrelu.prelu / prelu_backward (contract ai.onnx.PRelu v1) against the
+independent NumPy oracle, dalpha against an exact sum in fractions.Fraction
+rounded once, and lrelu.torch.PReLU next to torch.nn.PReLU."""
+import os
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import lrelu
+import lrelu_oracle as oracle
+
+# The contract generator's exact rounding of a Fraction (round once, to
+# nearest even, to a dtype): the oracle the package's dalpha cases use.
+def _prelu_generator():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "..", "contract", "prelu", "generate.py")
+    spec = importlib.util.spec_from_file_location("prelu_generate", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+round_fraction = _prelu_generator().round_fraction
+from lrelu_pytest_support import dtype_params, needs_torch, numpy_dtype
+
+# (x shape, alpha shape): scalar, per channel NCHW and NHWC, rows, full.
+PATTERNS = [((2, 3, 4, 5), ()), ((2, 6, 3, 4), (6, 1, 1)),
+            ((2, 3, 4, 6), (6,)), ((2, 6, 3, 4), (3, 1)),
+            ((3, 4, 5), (3, 4, 5)), ((2, 6, 3, 4), (1, 6, 1, 4))]
+
+def as_array(bits, dtype_name, shape):
+    return bits.reshape(shape).view(numpy_dtype(dtype_name))
+
+
+def exact_dalpha(x, dy, alpha_shape, dtype_name):
+    """dalpha per alpha element: Fraction sums of the float64 products."""
+    xv = x.astype(np.float64)
+    dyv = dy.astype(np.float64)
+    full = np.broadcast_to(np.arange(int(np.prod(alpha_shape, dtype=np.int64)))
+                           .reshape(alpha_shape), x.shape)
+    sums = [Fraction(0)] * int(np.prod(alpha_shape, dtype=np.int64))
+    for a, xi, di in zip(full.ravel(), xv.ravel(), dyv.ravel()):
+        if xi < 0:
+            sums[a] += Fraction(xi) * Fraction(di)
+    out = np.array([round_fraction(s, dtype_name) for s in sums])
+    return out.reshape(alpha_shape)
+
+
+@pytest.mark.parametrize("dtype_name", dtype_params())
+@pytest.mark.parametrize("x_shape,alpha_shape", PATTERNS)
+def test_forward_and_gradient_match_the_oracles(dtype_name, x_shape,
+                                                alpha_shape, rng):
+    n = int(np.prod(x_shape))
+    na = int(np.prod(alpha_shape, dtype=np.int64))
+    x_bits = oracle.random_bits(dtype_name, n, rng)
+    alpha_bits = oracle.random_bits(dtype_name, na, rng)
+    x = as_array(x_bits, dtype_name, x_shape)
+    alpha = as_array(alpha_bits, dtype_name, alpha_shape)
+    y = lrelu.prelu(x, alpha)
+    with np.errstate(invalid="ignore"):
+        alpha_full = np.broadcast_to(
+            oracle.to_compute(alpha_bits, dtype_name).reshape(alpha_shape),
+            x_shape).astype(np.float64).ravel()
+    expected, any_nan = oracle.forward(x_bits, alpha_full, dtype_name)
+    oracle.assert_bits(y.view(oracle.uint_type(dtype_name)).ravel(),
+                       expected, any_nan, dtype_name, "y")
+    # Finite, ordinary values for the sums (specials make them NaN/inf).
+    xf = as_array(oracle.random_values(dtype_name, n, rng), dtype_name,
+                  x_shape)
+    dyf = as_array(oracle.random_values(dtype_name, n, rng, 1e3), dtype_name,
+                   x_shape)
+    dx, dalpha = lrelu.prelu_backward(dyf, xf, alpha)
+    expected, any_nan = oracle.backward(
+        dyf.view(oracle.uint_type(dtype_name)).ravel(),
+        xf.view(oracle.uint_type(dtype_name)).ravel(), alpha_full, dtype_name)
+    oracle.assert_bits(dx.view(oracle.uint_type(dtype_name)).ravel(),
+                       expected, any_nan, dtype_name, "dx")
+    want = exact_dalpha(xf, dyf, alpha_shape, dtype_name)
+    np.testing.assert_array_equal(dalpha.astype(np.float64), want)
+
+
+def test_dalpha_is_exact_where_float_sums_are_not():
+    x = np.array([-1.0, -1.0, -1.0], dtype=np.float32)
+    dy = np.array([3e38, 1.0, -3e38], dtype=np.float32)
+    _, dalpha = lrelu.prelu_backward(dy, x, np.float32(0.25).reshape(()))
+    assert dalpha == np.float32(-1.0)  # naive float32 sums give inf or 0
+
+
+def test_dalpha_same_bits_for_every_thread_count_and_target(rng):
+    x = rng.standard_normal((4, 32, 32, 64)).astype(np.float32)
+    dy = rng.standard_normal(x.shape).astype(np.float32)
+    alpha = np.full(64, 0.25, dtype=np.float32)
+    results = [lrelu.prelu_backward(dy, x, alpha, threads=t)[1]
+               for t in (1, 2, 3, 7)]
+    for r in results[1:]:
+        np.testing.assert_array_equal(r.view(np.uint32),
+                                      results[0].view(np.uint32))
+    want = exact_dalpha(x[:1], dy[:1], (64,), "float32")  # a smaller check
+    _, first = lrelu.prelu_backward(dy[:1], x[:1], alpha)
+    np.testing.assert_array_equal(first.astype(np.float64), want)
+
+
+def test_leaky_relu_with_an_array_alpha_is_the_ufunc_bit_for_bit(rng):
+    x = rng.standard_normal((8, 5, 5, 64)).astype(np.float32)
+    alpha = rng.uniform(-1, 1, 64)  # float64, one per channel (NHWC)
+    y = lrelu.leaky_relu(x, alpha)
+    ref = lrelu.ufunc(x, alpha)
+    np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
+
+
+def test_bad_alpha_shape_is_a_clear_error():
+    with pytest.raises(ValueError, match="broadcast"):
+        lrelu.prelu(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))
+
+
+@needs_torch
+def test_torch_prelu_gradcheck_and_state_dict():
+    import torch
+    import lrelu.torch as lt
+
+    torch.manual_seed(0)
+    m = lt.PReLU(num_parameters=3, init=0.25).double()
+    x = torch.randn(2, 3, 4, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda a, w: lt.prelu(a, w),
+                                    (x, m.weight))
+    ref = torch.nn.PReLU(num_parameters=3, init=0.5).double()
+    m.load_state_dict(ref.state_dict())
+    assert torch.equal(m.weight, ref.weight)
+    ref.load_state_dict(m.state_dict())
+    one = lt.PReLU()  # num_parameters=1, init=0.25
+    assert one.weight.shape == (1,) and float(one.weight) == 0.25
+
+
+@needs_torch
+def test_torch_prelu_trains_a_cnn_like_nn_prelu():
+    import torch
+    import lrelu.torch as lt
+
+    def net(act_a, act_b):
+        torch.manual_seed(1)
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(1, 4, 3, padding=1), act_a,
+            torch.nn.Conv2d(4, 4, 3, padding=1), act_b,
+            torch.nn.Flatten(), torch.nn.Linear(4 * 8 * 8, 3))
+
+    ours = net(lt.PReLU(4), lt.PReLU())
+    theirs = net(torch.nn.PReLU(4), torch.nn.PReLU())
+    theirs.load_state_dict(ours.state_dict())
+    gen = torch.Generator().manual_seed(2)
+    data = torch.randn(64, 1, 8, 8, generator=gen)
+    labels = torch.randint(0, 3, (64,), generator=gen)
+    losses = []
+    for model in (ours, theirs):
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        history = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(data), labels)
+            loss.backward()
+            opt.step()
+            history.append(loss.item())
+        losses.append(history)
+    # Only the slope gradient's last bits differ (an exact sum against
+    # PyTorch's float32 sum), so the losses agree to float32 noise.
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-4)
+    assert losses[0][-1] < losses[0][0]

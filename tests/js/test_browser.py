@@ -20,6 +20,7 @@ import io
 import os
 import pathlib
 import struct
+import subprocess
 import sys
 import tempfile
 
@@ -96,9 +97,16 @@ def test_sources_are_the_librarys(page):
     """The module and lrelu_kernel_source render the same package files."""
     sources = page.evaluate("lreluChecks.sources()")
     assert len(sources) == 4
+    cli = os.environ.get("LRELU_CLI")
     for key, text in sources.items():
         dtype, variant = key.split("/")
         assert text == library_source(dtype, variant.replace("unary-", "")), key
+        if cli:  # `lrelu emit` prints the same text
+            emitted = subprocess.run(
+                [cli, "emit", "--target", "wgsl", "--dtype", dtype, "--variant",
+                 variant.replace("unary-", ""), "--workgroup-size", "256"],
+                check=True, capture_output=True, text=True).stdout
+            assert emitted.rstrip("\n") == text.rstrip("\n"), key
 
 
 def test_every_test_json_case(page, web):
@@ -217,6 +225,56 @@ def test_features(page, web):
     assert r["float16Bits"] == {"type": "Uint16Array", "data": want16.tolist(), "dtype": "float16"}
     assert r["variants"] == {"default": "unary-vec4", "chosen": "unary-scalar",
                              "perCall": "unary-scalar", "used": "unary-scalar"}
+
+
+def test_demo_page_draws_the_curves(browser, web):
+    """Screenshot of js/demo/: LeakyReLU (from the kernel) and ReLU are drawn
+    where the oracle's values put them; elsewhere the plot is background."""
+    from PIL import Image  # pylint: disable=import-outside-toplevel
+    alpha = 0.2
+    p = browser.new_page()
+    p.navigate(web.url(f"/js/demo/index.html?alpha={alpha}"))
+    demo = p.evaluate("new Promise((ok, bad) => { let n = 0; const t = () => window.demo ? ok(window.demo) :"
+                      " ++n > 1000 ? bad(new Error('the demo did not finish')) : setTimeout(t, 20); t(); })",
+                      timeout=60)
+    assert "error" not in demo, demo
+    png = p.screenshot()
+    out = pathlib.Path(os.environ.get("LRELU_SCREENSHOT", "demo-screenshot.png"))
+    out.write_bytes(png)
+    print("screenshot:", out.resolve())
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    canvas, box = demo["canvas"], demo["box"]
+    scale = canvas["cssWidth"] / canvas["width"]
+    (x0, x1), (y0, y1) = demo["xRange"], demo["yRange"]
+
+    def pixel_of(x, y):  # plot coordinates -> screenshot pixel
+        cx = box["left"] + (x - x0) / (x1 - x0) * box["width"]
+        cy = box["top"] + (y1 - y) / (y1 - y0) * box["height"]
+        return round(canvas["left"] + cx * scale), round(canvas["top"] + cy * scale)
+
+    def color(hex_color):
+        return tuple(int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+
+    def near(x, y, rgb, reach=3):
+        px, py = pixel_of(x, y)
+        for dy in range(-reach, reach + 1):
+            got = image.getpixel((px, py + dy))
+            if all(abs(a - b) <= 40 for a, b in zip(got, rgb)):
+                return True
+        return False
+
+    red, blue = color(demo["colors"]["lrelu"]), color(demo["colors"]["relu"])
+    xs = np.array([-3.5, -2.5, -1.25, 0.75, 2.0, 3.5], dtype=np.float32)
+    ys = B.forward(xs.view(np.uint32), alpha, "float32")[0].view(np.float32)
+    for x, y in zip(xs, ys):
+        assert near(float(x), float(y), red), f"LeakyReLU not drawn at x={x}, y={y}"
+        if x < 0:
+            assert near(float(x), 0.0, blue), f"ReLU not drawn at x={x}"
+            assert not near(float(x), float(y), blue), f"ReLU drawn on LeakyReLU at x={x}"
+    for x, y in [(-3.0, 3.0), (2.5, -1.0), (-1.5, 2.2)]:  # away from both curves
+        px, py = pixel_of(x, y)
+        got = image.getpixel((px, py))
+        assert min(got) > 200, f"not background at ({x}, {y}): {got}"
 
 
 def main():

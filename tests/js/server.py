@@ -6,6 +6,7 @@
     /rev/<40 hex>/... contract/v1 again (a base URL with {revision})
     /tampered/v1/...  contract/v1 with one WGSL template changed by a byte
     /data/...         files the test writes (inputs, expected bits)
+    /bench/wgsl/...   bench/wgsl/cost.js (the cost measurement's page code)
     /page.html        a page whose import map maps the package name to its
                       `exports` entry, so `import ... from "<name>"` resolves
                       the way a bundler or npm would
@@ -77,6 +78,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         path = path.split("?", 1)[0]
         routes = [("/js/", JS), ("/tests/js/", ROOT / "tests/js"),
                   ("/pkg/v1/", ROOT / "contract/v1"),
+                  ("/bench/wgsl/", ROOT / "bench/wgsl"),
                   ("/data/", pathlib.Path(self.data_dir or "/nonexistent"))]
         match = re.match(r"^/rev/[0-9a-f]{40}/", path)
         if match:

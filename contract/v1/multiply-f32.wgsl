@@ -77,12 +77,17 @@ fn lrelu_mul_int(a: u32, b: u32) -> u32 {
   return sign | min(magnitude, 0x7f800000u);
 }
 
-fn lrelu_mul(a: u32, b: u32) -> u32 {
+// Where the float multiply of a by b is exact: both normal, and
+// 128 <= ea + eb <= 379 so that the rounded product is normal (not
+// subnormal, not inf); there WGSL's f32 multiply is correctly rounded.
+fn lrelu_float_exact(a: u32, b: u32) -> bool {
   let ea = (a >> 23u) & 0xffu;
   let eb = (b >> 23u) & 0xffu;
-  // Both normal, and 128 <= ea + eb <= 379: the rounded product is normal
-  // (not subnormal, not inf), where WGSL's f32 multiply is correctly rounded.
-  if (ea - 1u < 254u && eb - 1u < 254u && ea + eb - 128u <= 251u) {
+  return ea - 1u < 254u && eb - 1u < 254u && ea + eb - 128u <= 251u;
+}
+
+fn lrelu_mul(a: u32, b: u32) -> u32 {
+  if (lrelu_float_exact(a, b)) {
     return bitcast<u32>(bitcast<f32>(a) * bitcast<f32>(b));
   }
   return lrelu_mul_int(a, b);

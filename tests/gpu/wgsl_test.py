@@ -111,12 +111,19 @@ def check(dtype, v, s, got, expected, alpha):
 
 
 def integer_multiply_only(code):
-    """The shader with lrelu_mul's float path switched off, so the integer
-    multiply (what runs for subnormals, inf and zero) is tested on every
-    product, normal ones included."""
-    guard = "if (ea - 1u < 254u"
-    assert code.count(guard) == 1, "lrelu_mul's float-path guard moved"
-    return code.replace(guard, "if (false && ea - 1u < 254u")
+    """The shader with the float path of the multiply switched off, so the
+    integer multiply (what runs for subnormals, inf and zero) is tested on
+    every product, normal ones included."""
+    out = code
+    for name, result in (("lrelu_float_exact", "bool"), ("lrelu_float_exact4", "vec4<bool>")):
+        head = f"fn {name}("
+        if head not in code:
+            continue
+        out = out.replace(head, f"fn {name}_unused(")
+        signature = code[code.index(head):code.index("{", code.index(head))]
+        out += f"\n{signature}{{\n  return {result}(false);\n}}\n"
+    assert "lrelu_float_exact_unused(" in out, "lrelu_float_exact moved"
+    return out
 
 
 class Runner:

@@ -8,8 +8,8 @@
 namespace lrelu::gpu {
 
 // Embedded at build time (embed_text.cmake) from the real source files.
-extern const char kOpenClSource[];    // src/opencl/lrelu.cl
-extern const char kCudaKernels[];     // src/cuda/kernels.cuh
+extern const char kOpenClSource[];  // src/opencl/lrelu.cl
+extern const char kCudaKernels[];   // src/cuda/kernels.cuh
 // The WGSL files are those of the contract package (contract/v1/), which
 // metadata.json's "webgpu" section describes; the JavaScript module
 // (js/) renders the same files the same way.

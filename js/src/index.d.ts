@@ -89,6 +89,8 @@ export interface GetKernelOptions {
   variant?: Variant | "auto";
   /** 1..256, default 256. */
   workgroupSize?: number;
+  /** The most bytes one dispatch covers (a multiple of 16; default 64 MiB); larger tensors go in chunks. */
+  chunkBytes?: number;
 }
 
 export interface KernelInfo {

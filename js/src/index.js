@@ -69,8 +69,12 @@ export async function getKernel(id, options = {}) {
   if (!Number.isInteger(workgroupSize) || workgroupSize < 1 || workgroupSize > webgpu.workgroup_size.max) {
     fail("INVALID_OPTION", `workgroupSize must be an integer in 1..${webgpu.workgroup_size.max}, not ${workgroupSize}`);
   }
+  const chunkBytes = options.chunkBytes === undefined ? 64 << 20 : options.chunkBytes;
+  if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 16 || chunkBytes % 16 !== 0) {
+    fail("INVALID_OPTION", `chunkBytes must be a positive multiple of 16, not ${chunkBytes}`);
+  }
   const { device, adapterInfo, owned } = await acquireDevice(options);
-  const runner = new Runner(device, pkg, workgroupSize);
+  const runner = new Runner(device, pkg, workgroupSize, chunkBytes);
   const alphaSpec = pkg.manifest.attributes.find((a) => a.name === "alpha");
   const dtypes = webgpu.dtypes.filter((d) => pkg.manifest.type_constraints[0].allowed.includes(d));
 

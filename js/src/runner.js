@@ -16,8 +16,10 @@ export class Runner {
    * @param {GPUDevice} device
    * @param {{files: object, metadata: object}} pkg the verified package
    * @param {number} workgroupSize
+   * @param {number} chunkBytes the most bytes one dispatch covers (a
+   *     multiple of 16; the device's binding limit applies too)
    */
-  constructor(device, pkg, workgroupSize) {
+  constructor(device, pkg, workgroupSize, chunkBytes = CHUNK_BYTES_CAP) {
     this.device = device;
     this.pkg = pkg;
     this.workgroupSize = workgroupSize;
@@ -26,7 +28,7 @@ export class Runner {
     this.capacity = 0;
     this.tail = Promise.resolve();
     const limits = device.limits;
-    const most = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize, CHUNK_BYTES_CAP);
+    const most = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize, chunkBytes);
     this.chunkBytes = Math.floor(most / 16) * 16;
     this.maxGroups = limits.maxComputeWorkgroupsPerDimension;
   }

@@ -177,6 +177,25 @@ window.lreluChecks = {
     return { n: x.length, results, inputUnchanged: unchanged };
   },
 
+  // Small chunks: tensors of many chunks, odd float16 counts, both
+  // variants; the bits go back to Python for the oracle.
+  async chunked(xs) {
+    const out = {};
+    for (const variant of ["unary-vec4", "unary-scalar"]) {
+      const k = await getKernel(ID, { version: 1, variant, chunkBytes: 48 });
+      for (const [dtype, hex] of Object.entries(xs)) {
+        const bits = hexArray(hex, dtype);
+        const x = dtype === "float32" ? { data: new Float32Array(bits.buffer), shape: [bits.length] }
+                                      : { data: bits, shape: [bits.length], dtype };
+        const { y } = await k({ x }, { alpha: -1.5 });
+        const { dx } = await k.backward({ dy: x, x }, { alpha: 0.2 });
+        out[`${variant}/${dtype}`] = [Array.from(bitsOf(y)), Array.from(bitsOf(dx))];
+      }
+      k.destroy();
+    }
+    return out;
+  },
+
   // Each error the API promises, with its code and message.
   async errors(base) {
     const k = await kernel();

@@ -186,6 +186,22 @@ def test_float32_random_patterns(page, data_dir, op):
     print(op, "ms per alpha:", [round(r["ms"]) for r in result["results"]])
 
 
+def test_chunks(page):
+    """Tensors split over many dispatches (48-byte chunks)."""
+    import json  # pylint: disable=import-outside-toplevel
+    rng = np.random.default_rng(11)
+    xs = {"float32": float32_patterns(1001, rng), "float16": rng.integers(0, 1 << 16, 999, dtype=np.uint16)}
+    got = page.evaluate(f"lreluChecks.chunked({json.dumps({d: B.to_hex(x, d) for d, x in xs.items()})})")
+    assert len(got) == 4
+    for key, (y, dx) in got.items():
+        dtype = key.split("/")[1]
+        x = xs[dtype]
+        for bits, (want, anynan) in ((y, B.forward(x, -1.5, dtype)), (dx, B.backward(x, x, 0.2, dtype))):
+            bits = np.array(bits, dtype=want.dtype)
+            nan = B.is_nan_bits(bits, dtype)
+            assert np.all((bits == want) | (anynan & nan)), key
+
+
 def test_errors_name_the_problem(page, web):
     import json  # pylint: disable=import-outside-toplevel
     results = page.evaluate(f"lreluChecks.errors({json.dumps(web.url(''))})")

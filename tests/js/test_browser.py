@@ -71,6 +71,25 @@ def page(browser, web):
     return p
 
 
+def test_package_json_is_publishable():
+    """The fields npm and bundlers read, and that they name real files."""
+    import json  # pylint: disable=import-outside-toplevel
+    pkg = json.loads((ROOT / "js/package.json").read_text())
+    assert pkg["type"] == "module" and pkg["name"] and pkg["version"]
+    assert "dependencies" not in pkg  # no runtime dependencies
+    entry = pkg["exports"]["."]
+    for path in (entry["default"], entry["types"], pkg["types"], pkg["main"]):
+        assert (ROOT / "js" / path).is_file(), path
+    for path in pkg["files"]:
+        assert (ROOT / "js" / path).exists(), path
+    # Every module the entry imports ships (relative imports inside src/).
+    for js in (ROOT / "js/src").glob("*.js"):
+        for line in js.read_text().splitlines():
+            if line.startswith("import ") and " from " in line:
+                target = line.split(" from ")[1].strip(' ";\'')
+                assert target.startswith("./") and (js.parent / target).is_file(), (js, target)
+
+
 def test_adapter(page):
     info = page.evaluate("lreluChecks.adapter()")
     print("adapter:", info["info"]["adapter"], "|", info["userAgent"])

@@ -6,36 +6,21 @@
 // else is integer code. NaN results are as x86 makes them (contract v1
 // accepts any NaN the product makes).
 
-// A finite nonzero magnitude as (significand with bit 23 set, biased
-// exponent; below 1 for subnormals).
+// A magnitude as (significand with bit 23 set, biased exponent; below 1 for
+// subnormals). Zero gives significand 0 (the caller handles it).
 fn lrelu_unpack(b: u32) -> vec2<i32> {
-  let e = i32(b >> 23u);
-  let m = b & 0x7fffffu;
-  if (e != 0) {
-    return vec2<i32>(i32(m | 0x800000u), e);
-  }
-  let shift = countLeadingZeros(m) - 8u;
-  return vec2<i32>(i32(m << shift), 1 - i32(shift));
+  let e = b >> 23u;
+  let m = select(b & 0x7fffffu, (b & 0x7fffffu) | 0x800000u, e != 0u);
+  let shift = countLeadingZeros(m) - 8u;  // 24 for zero
+  return vec2<i32>(i32(m << shift), i32(max(e, 1u)) - i32(shift));
 }
 
+// Straight-line code (selects, no branches): on SIMD implementations every
+// lane of a group runs the same instructions.
 fn lrelu_mul_int(a: u32, b: u32) -> u32 {
   let sign = (a ^ b) & 0x80000000u;
   let ma = a & 0x7fffffffu;
   let mb = b & 0x7fffffffu;
-  // A NaN operand comes out quieted, b's first: what x86 gives for b * a.
-  if (mb > 0x7f800000u) {
-    return b | 0x400000u;
-  }
-  if (ma > 0x7f800000u) {
-    return a | 0x400000u;
-  }
-  if (ma == 0x7f800000u || mb == 0x7f800000u) {
-    // inf * 0 is the default NaN, inf * anything else inf.
-    return select(sign | 0x7f800000u, 0xffc00000u, ma == 0u || mb == 0u);
-  }
-  if (ma == 0u || mb == 0u) {
-    return sign;
-  }
   let x = lrelu_unpack(ma);
   let y = lrelu_unpack(mb);
   // The 48-bit product of the significands as q * 2^24 + r, from 12-bit
@@ -46,35 +31,37 @@ fn lrelu_mul_int(a: u32, b: u32) -> u32 {
   let yl = u32(y.x) & 0xfffu;
   let cross = xh * yl + xl * yh;
   let low = xl * yl + ((cross & 0xfffu) << 12u);
-  var q = xh * yh + (cross >> 12u) + (low >> 24u);
-  var r = low & 0xffffffu;
-  var e = x.y + y.y - 126;
-  if (q < 0x800000u) {  // the product is below 2^47: one more bit
-    q = (q << 1u) | (r >> 23u);
-    r = (r << 1u) & 0xffffffu;
-    e = e - 1;
-  }
+  let q0 = xh * yh + (cross >> 12u) + (low >> 24u);
+  let r0 = low & 0xffffffu;
+  // Below 2^47 (q0 < 2^23): one more bit.
+  let more = select(0u, 1u, q0 < 0x800000u);
+  let q = (q0 << more) | ((r0 << more) >> 24u);
+  let r = (r0 << more) & 0xffffffu;
+  let e = x.y + y.y - 126 - i32(more);
   // The value is (q + r / 2^24) * 2^(e - 150). Below the normal range q
-  // shifts right by k = 1 - e and the exponent field is 0.
-  var rest = r;
-  var half = 0x800000u;
-  var sticky = false;
-  if (e < 1) {
-    let k = u32(1 - e);
-    if (k > 24u) {
-      return sign;  // below half the smallest subnormal
-    }
-    rest = q & ((1u << k) - 1u);
-    half = 1u << (k - 1u);
-    sticky = r != 0u;
-    q = q >> k;
-    e = 1;
-  }
-  let up = rest > half || (rest == half && (sticky || (q & 1u) == 1u));
-  // q carries the implicit bit into the exponent field; a carry out of the
-  // significand moves the exponent up, and past the largest finite is inf.
-  let magnitude = (u32(e - 1) << 23u) + q + select(0u, 1u, up);
-  return sign | min(magnitude, 0x7f800000u);
+  // shifts right by k = 1 - e (at most 25: all of it is below half the
+  // smallest subnormal then) and the exponent field is 0.
+  let k = u32(clamp(1 - e, 0, 25));
+  let shifted = k != 0u;
+  let low_bits = (1u << k) - 1u;
+  let rest = select(r, q & low_bits, shifted);
+  let half = select(0x800000u, 1u << (k - 1u), shifted);
+  let sticky = shifted && r != 0u;
+  let kept = q >> k;
+  let up = rest > half || (rest == half && (sticky || (kept & 1u) == 1u));
+  // kept carries the implicit bit into the exponent field; a carry out of
+  // the significand moves the exponent up, and past the largest finite is
+  // inf.
+  let field = u32(max(e, 1) - 1) << 23u;
+  let finite = sign | min(field + kept + select(0u, 1u, up), 0x7f800000u);
+  // Zeros, infinities and NaNs (as x86 gives them for b * a: b's NaN
+  // quieted first, then a's; inf * 0 the default NaN).
+  let zero = ma == 0u || mb == 0u;
+  let inf = ma == 0x7f800000u || mb == 0x7f800000u;
+  var out = select(finite, sign, zero);
+  out = select(out, select(sign | 0x7f800000u, 0xffc00000u, zero), inf);
+  out = select(out, a | 0x400000u, ma > 0x7f800000u);
+  return select(out, b | 0x400000u, mb > 0x7f800000u);
 }
 
 // Where the float multiply of a by b is exact: both normal, and

@@ -12,7 +12,8 @@ fn lrelu_apply(v: u32, s: u32, alpha: u32) -> u32 {
   if (negative && !lrelu_float_exact(v, alpha)) {
     return lrelu_mul_int(v, alpha);
   }
-  return select(v, bitcast<u32>(bitcast<f32>(v) * bitcast<f32>(alpha)), negative);
+  let product = bitcast<u32>(bitcast<f32>(v) * bitcast<f32>(alpha));
+  return select(v, product, negative);
 }
 fn lrelu_merge(old: u32, r: u32, live: u32) -> u32 {
   return r;  // a one-element word is never partial
@@ -30,8 +31,8 @@ fn lrelu_float_exact4(v: vec4<u32>, alpha: u32) -> vec4<bool> {
 fn lrelu_apply4(v: vec4<u32>, s: vec4<u32>, alpha: u32) -> vec4<u32> {
   let negative = ((s >> vec4<u32>(31u)) == vec4<u32>(1u)) &
       ((s & vec4<u32>(0x7fffffffu)) - vec4<u32>(1u) < vec4<u32>(0x7f800000u));
-  var r = select(v, bitcast<vec4<u32>>(bitcast<vec4<f32>>(v) * bitcast<f32>(alpha)),
-                 negative);
+  let product = bitcast<vec4<u32>>(bitcast<vec4<f32>>(v) * bitcast<f32>(alpha));
+  var r = select(v, product, negative);
   let integer = negative & !lrelu_float_exact4(v, alpha);
   if (any(integer)) {
     for (var i = 0u; i < 4u; i++) {

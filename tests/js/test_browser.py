@@ -13,7 +13,7 @@ errors the API promises; that the WGSL it renders is liblrelu's
 
 Run directly (ctest does): exits 77 (skipped) when chromium is not
 installed. LRELU_LIBRARY names liblrelu.so; LRELU_SCREENSHOT names the PNG
-to write (default: demo-screenshot.png in the current directory).
+to write (default: lrelu-demo-screenshot.png in the temporary directory).
 """
 import ctypes
 import io
@@ -274,7 +274,8 @@ def test_demo_page_draws_the_curves(browser, web):
                       timeout=60)
     assert "error" not in demo, demo
     png = p.screenshot()
-    out = pathlib.Path(os.environ.get("LRELU_SCREENSHOT", "demo-screenshot.png"))
+    out = pathlib.Path(os.environ.get(
+        "LRELU_SCREENSHOT", os.path.join(tempfile.gettempdir(), "lrelu-demo-screenshot.png")))
     out.write_bytes(png)
     print("screenshot:", out.resolve())
     image = Image.open(io.BytesIO(png)).convert("RGB")

@@ -222,15 +222,17 @@ def bench_document():
   }
 
 
-def metadata(digests, sizes):
-  return {
+def metadata(digests, sizes, templates=None, webgpu=None):
+  """templates: {name: {"sha256", "bytes"}} of the WGSL files; webgpu: the
+  section that says how to render them (contract/webgpu.py)."""
+  doc = {
       "id": KERNEL_ID,
       "contract_version": CONTRACT_VERSION,
       "files": {
           name: {"sha256": digests[name], "bytes": sizes[name]}
           for name in sorted(digests)
       },
-      "templates": {},
+      "templates": templates or {},
       "variants": [
           {"name": "reference",
            "description": "scalar loop over any layout, the contract "
@@ -262,3 +264,6 @@ def metadata(digests, sizes):
                   "(lrelu::Kernel::metadata()).",
       },
   }
+  if webgpu is not None:
+    doc["webgpu"] = webgpu
+  return doc

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bits as B  # pylint: disable=wrong-import-position
 import cases as C  # pylint: disable=wrong-import-position
 import documents as D  # pylint: disable=wrong-import-position
+import webgpu as W  # pylint: disable=wrong-import-position
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = ("manifest.json", "test.json", "bench.json", "metadata.json")
@@ -62,7 +63,14 @@ def build_files():
       for name in ("manifest.json", "test.json", "bench.json")
   }
   sizes = {name: len(texts[name].encode("ascii")) for name in digests}
-  texts["metadata.json"] = dump_pretty(D.metadata(digests, sizes))
+  # The WGSL templates are hand-written files of the package: hashed, not
+  # generated.
+  templates = {
+      name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+      for name, data in W.read_templates(os.path.join(HERE, "v1")).items()
+  }
+  texts["metadata.json"] = dump_pretty(
+      D.metadata(digests, sizes, templates, W.section()))
   return texts, test_cases
 
 

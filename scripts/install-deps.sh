@@ -24,6 +24,9 @@ PACKAGES=(
   # WGSL test on a CPU Vulkan device (lavapipe); wgpu itself comes from PyPI
   # through scripts/setup-gpu-python.sh
   mesa-vulkan-drivers libvulkan1
+  # js/ in headless Chromium (WebGPU on SwiftShader), its screenshot check and
+  # the TypeScript declarations check
+  chromium python3-pil node-typescript
 )
 
 missing=()

@@ -184,6 +184,11 @@ Kernel load_kernel_from_dir(const std::string& dir) {
        {"manifest.json", "test.json", "bench.json", "metadata.json"}) {
     files[name] = ReadFile(dir + "/" + name);
   }
+  // The template files metadata.json lists (their digests are checked).
+  for (const std::string& name :
+       contract::ListedTemplates(files["metadata.json"], dir)) {
+    files[name] = ReadFile(dir + "/" + name);
+  }
   return Kernel(contract::BuildKernel(std::move(files), dir));
 }
 

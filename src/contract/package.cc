@@ -258,7 +258,14 @@ void VerifyDigests(const json& metadata, const Files& files,
       Fail(origin + "/metadata.json: lists no sha256 for " + name);
     }
   }
-  for (const auto& kv : listed.items()) {
+  // "templates" (the WGSL files) are checked like the JSON files.
+  json all = listed;
+  if (metadata.contains("templates")) {
+    for (const auto& kv : metadata.at("templates").items()) {
+      all[kv.key()] = kv.value();
+    }
+  }
+  for (const auto& kv : all.items()) {
     const auto file = files.find(kv.key());
     if (file == files.end()) {
       Fail(origin + ": metadata.json lists " + kv.key() +
@@ -280,6 +287,25 @@ void VerifyDigests(const json& metadata, const Files& files,
 }
 
 }  // namespace
+
+std::vector<std::string> ListedTemplates(std::string_view metadata_json,
+                                         const std::string& where) {
+  const std::string where_meta = where + "/metadata.json";
+  const json metadata = Parse(metadata_json, where_meta);
+  return Guard(where_meta, [&] {
+    std::vector<std::string> names;
+    if (!metadata.contains("templates")) return names;
+    for (const auto& kv : metadata.at("templates").items()) {
+      if (kv.key().find_first_of("/\\") != std::string::npos ||
+          kv.key().empty() || kv.key()[0] == '.') {
+        Fail(where_meta + ": template name '" + kv.key() +
+             "' is not a plain file name");
+      }
+      names.push_back(kv.key());
+    }
+    return names;
+  });
+}
 
 std::vector<TestCase> ParseTestCases(std::string_view text,
                                      const std::string& where) {

@@ -24,6 +24,11 @@ using Files = std::map<std::string, std::string>;
 std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
                                                 const std::string& origin);
 
+// The names of the template files a metadata.json lists (its "templates";
+// plain names, no directories). `where` names the directory in messages.
+std::vector<std::string> ListedTemplates(std::string_view metadata_json,
+                                         const std::string& where);
+
 // Parses a test.json document; `where` names it in messages.
 std::vector<TestCase> ParseTestCases(std::string_view json,
                                      const std::string& where);

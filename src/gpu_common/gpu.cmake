@@ -13,14 +13,18 @@ set(LRELU_WITH_CUDA AUTO CACHE STRING "Build the CUDA backend (AUTO, ON, OFF)")
 set(lrelu_gpu_dir ${CMAKE_CURRENT_LIST_DIR})
 set(lrelu_src_dir ${lrelu_gpu_dir}/..)
 
-# Kernel sources live in real files and are embedded at build time.
+# Kernel sources live in real files and are embedded at build time. The WGSL
+# templates belong to the contract package (contract/v1/metadata.json lists
+# their sha256), so the library renders the very files the package ships.
+set(lrelu_wgsl_dir ${PROJECT_SOURCE_DIR}/contract/v1)
 set(lrelu_embedded
   kOpenClSource=${lrelu_src_dir}/opencl/lrelu.cl
   kCudaKernels=${lrelu_src_dir}/cuda/kernels.cuh
-  kWgslScalar=${lrelu_src_dir}/wgsl/unary-scalar.wgsl
-  kWgslVec4=${lrelu_src_dir}/wgsl/unary-vec4.wgsl
-  kWgslHelpersF32=${lrelu_src_dir}/wgsl/helpers-f32.wgsl
-  kWgslHelpersF16=${lrelu_src_dir}/wgsl/helpers-f16.wgsl)
+  kWgslScalar=${lrelu_wgsl_dir}/unary-scalar.wgsl.jinja
+  kWgslVec4=${lrelu_wgsl_dir}/unary-vec4.wgsl.jinja
+  kWgslMultiplyF32=${lrelu_wgsl_dir}/multiply-f32.wgsl
+  kWgslHelpersF32=${lrelu_wgsl_dir}/helpers-f32.wgsl
+  kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl)
 set(lrelu_embedded_files)
 foreach(entry IN LISTS lrelu_embedded)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")

@@ -8,12 +8,16 @@
 namespace lrelu::gpu {
 
 // Embedded at build time (embed_text.cmake) from the real source files.
-extern const char kOpenClSource[];    // src/opencl/lrelu.cl
-extern const char kCudaKernels[];     // src/cuda/kernels.cuh
-extern const char kWgslScalar[];      // src/wgsl/unary-scalar.wgsl
-extern const char kWgslVec4[];        // src/wgsl/unary-vec4.wgsl
-extern const char kWgslHelpersF32[];  // src/wgsl/helpers-f32.wgsl
-extern const char kWgslHelpersF16[];  // src/wgsl/helpers-f16.wgsl
+extern const char kOpenClSource[];  // src/opencl/lrelu.cl
+extern const char kCudaKernels[];   // src/cuda/kernels.cuh
+// The WGSL files are those of the contract package (contract/v1/), which
+// metadata.json's "webgpu" section describes; the JavaScript module
+// (js/) renders the same files the same way.
+extern const char kWgslScalar[];       // unary-scalar.wgsl.jinja
+extern const char kWgslVec4[];         // unary-vec4.wgsl.jinja
+extern const char kWgslMultiplyF32[];  // multiply-f32.wgsl
+extern const char kWgslHelpersF32[];   // helpers-f32.wgsl
+extern const char kWgslHelpersF16[];   // helpers-f16.wgsl
 
 namespace {
 
@@ -47,7 +51,10 @@ lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
   const char* word = vec4 ? (f16 ? "vec2<u32>" : "vec4<u32>") : "u32";
   const char* lanes = vec4 ? "4" : (f16 ? "2" : "1");
   *source = vec4 ? kWgslVec4 : kWgslScalar;
-  ReplaceAll(source, "{{HELPERS}}", f16 ? kWgslHelpersF16 : kWgslHelpersF32);
+  // HELPERS: the dtype's helper files, concatenated in metadata order.
+  ReplaceAll(source, "{{HELPERS}}",
+             std::string(kWgslMultiplyF32) + "\n" +
+                 (f16 ? kWgslHelpersF16 : kWgslHelpersF32));
   ReplaceAll(source, "{{WORD}}", word);
   ReplaceAll(source, "{{LANES}}", lanes);
   ReplaceAll(source, "{{DTYPE}}", lrelu_dtype_name(dtype));

@@ -76,7 +76,8 @@ TEST(GetKernel, ByVersion) {
   EXPECT_GT(k.bench_cases().size(), 100u);
   EXPECT_EQ(k.metadata().origin, "embedded:v1");
   EXPECT_EQ(k.metadata().id, kId);
-  EXPECT_EQ(k.metadata().sha256.size(), 3u);
+  // manifest, test and bench JSON plus the five WGSL templates.
+  EXPECT_EQ(k.metadata().sha256.size(), 8u);
   EXPECT_EQ(k.metadata().sha256.at("manifest.json"), k.manifest_sha256());
   EXPECT_EQ(k.metadata().variants,
             (std::vector<std::string>{"reference", "contiguous", "strided"}));
@@ -87,7 +88,9 @@ TEST(GetKernel, ByVersion) {
 
 TEST(GetKernel, EmbeddedBytesEqualTheSourceFiles) {
   const lrelu::Kernel k = lrelu::get_kernel(kId, 1);
-  ASSERT_EQ(k.files().size(), 4u);
+  // The four JSON files and the five WGSL templates metadata.json lists.
+  ASSERT_EQ(k.files().size(), 9u);
+  EXPECT_EQ(k.files().count("unary-vec4.wgsl.jinja"), 1u);
   for (const auto& kv : k.files()) {
     EXPECT_EQ(kv.second,
               ReadFile(fs::path(LRELU_CONTRACT_SOURCE_DIR) / "v1" / kv.first))
@@ -181,15 +184,17 @@ TEST(LoadFromDir, ExportedPackageLoads) {
 }
 
 TEST(LoadFromDir, ModifiedFilesAreRefused) {
-  for (const char* name : {"test.json", "manifest.json", "bench.json"}) {
+  for (const char* name :
+       {"test.json", "manifest.json", "bench.json", "helpers-f32.wgsl"}) {
     SCOPED_TRACE(name);
     TempDir tmp;
     ExportPackage(tmp.path());
     std::string bytes = ReadFile(tmp.path() / name);
     // Change one hex digit of an expected value, or one letter of text.
-    const std::size_t at = bytes.find("\"bc00\"") != std::string::npos
-                               ? bytes.find("\"bc00\"") + 1
-                               : bytes.find("LeakyRelu");
+    std::size_t at = bytes.find("\"bc00\"") != std::string::npos
+                         ? bytes.find("\"bc00\"") + 1
+                         : bytes.find("LeakyRelu");
+    if (at == std::string::npos) at = bytes.find("bool");  // a template
     ASSERT_NE(at, std::string::npos);
     bytes[at] = bytes[at] == 'b' ? 'c' : 'b';
     WriteFile(tmp.path() / name, bytes);
@@ -215,6 +220,14 @@ TEST(LoadFromDir, MissingFileOrDirectory) {
               "bench.json");
   ExpectError([] { lrelu::load_kernel_from_dir("/nonexistent/lrelu"); },
               "cannot read");
+}
+
+TEST(LoadFromDir, MissingTemplateIsRefused) {
+  TempDir tmp;
+  ExportPackage(tmp.path());
+  fs::remove(tmp.path() / "multiply-f32.wgsl");
+  ExpectError([&] { lrelu::load_kernel_from_dir(tmp.path().string()); },
+              "multiply-f32.wgsl");
 }
 
 TEST(LoadFromDir, MetadataWithoutDigestIsRefused) {

@@ -66,6 +66,22 @@ def test_metadata_digests_match_files():
     assert len(data) == entry["bytes"], name
 
 
+def test_metadata_lists_every_template_with_its_digest():
+  meta = cf.load("metadata.json")
+  webgpu = meta["webgpu"]
+  named = {v["template"] for v in webgpu["variants"]}
+  for helpers in webgpu["helpers"].values():
+    named.update(helpers)
+  assert named == set(meta["templates"])
+  assert {v["name"] for v in webgpu["variants"]} == {"unary-scalar",
+                                                     "unary-vec4"}
+  for name, entry in meta["templates"].items():
+    data = cf.read_bytes(name)
+    data.decode("ascii")
+    assert hashlib.sha256(data).hexdigest() == entry["sha256"], name
+    assert len(data) == entry["bytes"], name
+
+
 def test_files_are_ascii_and_small():
   for name in cf.FILES:
     data = cf.read_bytes(name)

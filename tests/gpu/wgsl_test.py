@@ -110,6 +110,22 @@ def check(dtype, v, s, got, expected, alpha):
             f"got {int(got[i]):0{width}x} (alpha {alpha})")
 
 
+def integer_multiply_only(code):
+    """The shader with the float path of the multiply switched off, so the
+    integer multiply (what runs for subnormals, inf and zero) is tested on
+    every product, normal ones included."""
+    out = code
+    for name, result in (("lrelu_float_exact", "bool"), ("lrelu_float_exact4", "vec4<bool>")):
+        head = f"fn {name}("
+        if head not in code:
+            continue
+        out = out.replace(head, f"fn {name}_unused(")
+        signature = code[code.index(head):code.index("{", code.index(head))]
+        out += f"\n{signature}{{\n  return {result}(false);\n}}\n"
+    assert "lrelu_float_exact_unused(" in out, "lrelu_float_exact moved"
+    return out
+
+
 class Runner:
     def __init__(self):
         import wgpu
@@ -120,15 +136,18 @@ class Runner:
         self.device = self.adapter.request_device_sync()
         self.pipelines = {}
 
-    def pipeline(self, dtype, variant, entry):
-        key = (dtype, variant, entry)
+    def pipeline(self, dtype, variant, entry, integer_only=False):
+        key = (dtype, variant, entry, integer_only)
         if key not in self.pipelines:
-            module = self.device.create_shader_module(code=render(dtype, variant))
+            code = render(dtype, variant)
+            if integer_only:
+                code = integer_multiply_only(code)
+            module = self.device.create_shader_module(code=code)
             self.pipelines[key] = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": entry})
         return self.pipelines[key]
 
-    def run(self, dtype, variant, v, s, alpha, gradient):
+    def run(self, dtype, variant, v, s, alpha, gradient, integer_only=False):
         wgpu = self.wgpu
         n = v.size
         # Elements per storage word (see the templates).
@@ -154,7 +173,7 @@ class Runner:
         bp = self.device.create_buffer_with_data(data=params.tobytes(),
                                                  usage=wgpu.BufferUsage.UNIFORM)
         entry = "backward" if gradient else "forward"
-        pipeline = self.pipeline(dtype, variant, entry)
+        pipeline = self.pipeline(dtype, variant, entry, integer_only)
         bindings = [(0, bv, size), (2, bout, size), (3, bp, 16)]
         if gradient:
             bindings.append((1, bs, size))
@@ -212,6 +231,24 @@ def test_sizes(runner, variant):
             v = random_bits(dtype, n, rng)
             s = random_bits(dtype, n, rng) if gradient else v
             got = runner.run(dtype, variant, v, s, alpha, gradient)
+            check(dtype, v, s, got, cpu_oracle(dtype, v, s, alpha, gradient), alpha)
+
+
+@pytest.mark.parametrize("dtype", [FLOAT32, FLOAT16])
+def test_integer_multiply_on_every_product(runner, dtype):
+    """lrelu_mul_int alone against the CPU: random bits of every class."""
+    rng = np.random.default_rng(3)
+    n = 1 << 18
+    if dtype == FLOAT32:
+        v = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+        v[: n // 4] = random_bits(dtype, n, rng)[: n // 4]
+    else:
+        v = np.arange(1 << 16, dtype=np.uint16)  # every pattern
+    for alpha in ALPHAS + [1e-40, -3.3e-39, 1.17e-38, 0.7]:
+        for gradient in (False, True):
+            s = np.flip(v).copy() if gradient else v
+            got = runner.run(dtype, "vec4", v, s, alpha, gradient,
+                             integer_only=True)
             check(dtype, v, s, got, cpu_oracle(dtype, v, s, alpha, gradient), alpha)
 
 

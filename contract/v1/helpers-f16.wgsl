@@ -1,28 +1,35 @@
 // f16: two elements per u32 (element 2k in the low half). Everything is
-// integer code except the one f32 multiply: widening f16 to f32 and
-// rounding the product back (nearest even, subnormals kept) are written
-// out, because WGSL leaves the rounding of f16(f32) to the implementation,
-// and bit access to f16 values (bitcast of vec2<f16>) is not available in
-// every compiler (naga in wgpu-native 0.29 rejects it). So this needs no
-// `enable f16` and runs on adapters without the shader-f16 feature.
+// integer code but the f32 multiply in lrelu_mul (multiply-f32.wgsl, which
+// falls back to integer code where WGSL allows an implementation to flush or
+// to ignore inf/NaN): widening f16 to f32 and rounding the product back
+// (nearest even, subnormals kept) are written out, because WGSL leaves the
+// rounding of f16(f32) to the implementation, and bit access to f16 values
+// (bitcast of vec2<f16>) is not available in every compiler (naga in
+// wgpu-native 0.29 rejects it). So this needs no `enable f16` and runs on
+// adapters without the shader-f16 feature.
 
 fn lrelu_negative(h: u32) -> bool {  // h: one element in the low 16 bits
   return (h & 0x8000u) != 0u && (h & 0x7fffu) - 1u < 0x7c00u;
 }
 
-// Exact for every non-NaN f16 (NaN is never negative, so never widened).
-fn lrelu_f16_to_f32(h: u32) -> f32 {
+// f16 bits -> f32 bits, exact for every non-NaN f16 (NaN is never negative,
+// so never widened).
+fn lrelu_f16_to_f32(h: u32) -> u32 {
   let sign = (h & 0x8000u) << 16u;
   let e = (h >> 10u) & 0x1fu;
   let m = h & 0x3ffu;
   if (e == 0u) {
-    let magnitude = f32(m) * 5.9604644775390625e-8;  // m * 2^-24, exact
-    return select(magnitude, -magnitude, sign != 0u);
+    if (m == 0u) {
+      return sign;
+    }
+    // Subnormal m * 2^-24: normalise so that bit 10 is the implicit bit.
+    let shift = countLeadingZeros(m) - 21u;
+    return sign | ((113u - shift) << 23u) | (((m << shift) & 0x3ffu) << 13u);
   }
   if (e == 31u) {
-    return bitcast<f32>(sign | 0x7f800000u | (m << 13u));
+    return sign | 0x7f800000u | (m << 13u);
   }
-  return bitcast<f32>(sign | ((e + 112u) << 23u) | (m << 13u));
+  return sign | ((e + 112u) << 23u) | (m << 13u);
 }
 
 fn lrelu_f32_to_f16(u: u32) -> u32 {
@@ -51,13 +58,15 @@ fn lrelu_f32_to_f16(u: u32) -> u32 {
   return sign | (q + select(0u, 1u, up));
 }
 
-fn lrelu_one(v: u32, s: u32, alpha: f32) -> u32 {
-  let product = lrelu_f32_to_f16(bitcast<u32>(lrelu_f16_to_f32(v) * alpha));
-  return select(v, product, lrelu_negative(s));
+fn lrelu_one(v: u32, s: u32, alpha: u32) -> u32 {
+  if (lrelu_negative(s)) {
+    return lrelu_f32_to_f16(lrelu_mul(lrelu_f16_to_f32(v), alpha));
+  }
+  return v;
 }
 
 // unary-scalar: a word is two elements.
-fn lrelu_apply(v: u32, s: u32, alpha: f32) -> u32 {
+fn lrelu_apply(v: u32, s: u32, alpha: u32) -> u32 {
   let low = lrelu_one(v & 0xffffu, s & 0xffffu, alpha);
   let high = lrelu_one(v >> 16u, s >> 16u, alpha);
   return low | (high << 16u);
@@ -67,7 +76,7 @@ fn lrelu_merge(old: u32, r: u32, live: u32) -> u32 {
 }
 
 // unary-vec4: a word is four elements.
-fn lrelu_apply4(v: vec2<u32>, s: vec2<u32>, alpha: f32) -> vec2<u32> {
+fn lrelu_apply4(v: vec2<u32>, s: vec2<u32>, alpha: u32) -> vec2<u32> {
   return vec2<u32>(lrelu_apply(v.x, s.x, alpha), lrelu_apply(v.y, s.y, alpha));
 }
 fn lrelu_merge4(old: vec2<u32>, r: vec2<u32>, live: u32) -> vec2<u32> {

@@ -1,0 +1,26 @@
+// Compiled (never run) by tsc in ctest js_types: the README's usage against
+// js/src/index.d.ts, so the declarations stay complete and consistent.
+import { getKernel, KernelError, ERROR_CODES } from "lrelu-webgpu";
+import type { LeakyReluKernel, Tensor, KernelErrorCode } from "lrelu-webgpu";
+
+export async function example(xData: Float32Array, bits: Uint16Array): Promise<number> {
+  const kernel: LeakyReluKernel = await getKernel("webgpu-kernels/ai.onnx.LeakyRelu", { version: 1 });
+  const { y } = await kernel({ x: { data: xData, shape: [5] } });
+  const half = await kernel({ x: { data: bits, shape: [bits.length], dtype: "float16" } }, { alpha: 0.2 },
+                            { variant: "unary-scalar" });
+  const { dx } = await kernel.backward({ dy: { data: xData, shape: [5] }, x: { data: xData, shape: [5] } },
+                                       { alpha: 0.01 });
+  const pinned = await getKernel("ai.onnx.LeakyRelu", { sha256: kernel.info.manifestSha256, variant: "auto" });
+  const wgsl: string = pinned.source("float16", "unary-vec4");
+  const t: Tensor = dx;
+  try {
+    await getKernel("ai.onnx.LeakyRelu", { revision: "0".repeat(40), baseUrl: "https://example.invalid/{revision}/" });
+  } catch (e) {
+    if (e instanceof KernelError) {
+      const code: KernelErrorCode = e.code;
+      return code.length + ERROR_CODES.length;
+    }
+  }
+  kernel.destroy();
+  return y.data.length + half.y.shape.length + wgsl.length + t.shape.length + (kernel.info.adapter ? 1 : 0);
+}

@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
+
 #if defined(__SANITIZE_THREAD__)
 #define LRELU_TSAN 1
 #elif defined(__has_feature)
@@ -67,13 +69,42 @@ size_t HardwareThreads() {
   return count;
 }
 
+namespace {
+
+// The workers of lrelu's own pool; null before first use and after teardown,
+// when calls run on the calling thread (pthreadpool's rule for a null pool).
+std::atomic<pthreadpool_t> own_workers{nullptr};
+
+void OwnParallelFor(void* /*pool_context*/, lrelu_task_fn task,
+                    void* task_context, size_t task_count) {
+  ParallelFor(own_workers.load(std::memory_order_acquire), task, task_context,
+              task_count);
+}
+
+// Joins the workers when liblrelu is unloaded (dlclose) or the process
+// exits. Left running, a worker still spinning in pthreadpool's code when the
+// host unmaps it crashes the host (GNU Octave unloading a MEX file at exit).
+// A forked child has no workers to join, so it leaves the pool alone.
+struct OwnWorkersJoiner {
+  pid_t creator = getpid();
+  ~OwnWorkersJoiner() {
+    pthreadpool_t workers = own_workers.exchange(nullptr);
+    if (workers != nullptr && getpid() == creator) pthreadpool_destroy(workers);
+  }
+};
+
+}  // namespace
+
 const lrelu_thread_pool_t& OwnThreadPool() {
-  // Created once, never destroyed: worker threads must outlive every call,
-  // including calls from other static destructors.
   static const lrelu_thread_pool_t pool = [] {
+    own_workers.store(pthreadpool_create(HardwareThreads()),
+                      std::memory_order_release);
+    // Constructed after the workers, so destroyed before anything older:
+    // static destructors that run later still get serial calls.
+    static OwnWorkersJoiner joiner;
     lrelu_thread_pool_t p;
-    p.parallel_for = &ParallelFor;
-    p.pool_context = pthreadpool_create(HardwareThreads());
+    p.parallel_for = &OwnParallelFor;
+    p.pool_context = nullptr;
     p.concurrency = HardwareThreads();
     return p;
   }();

@@ -20,6 +20,9 @@ PACKAGES=(
   # WGSL test on a CPU Vulkan device (lavapipe); wgpu itself comes from PyPI
   # through scripts/setup-gpu-python.sh
   mesa-vulkan-drivers libvulkan1
+  # MATLAB-compatible MEX files, built with mkoctfile --mex and tested with
+  # octave-cli (107 packages, about 290 MB installed, 2.5 min: issue 14)
+  octave liboctave-dev
 )
 
 missing=()

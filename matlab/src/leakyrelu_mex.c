@@ -39,8 +39,8 @@ static lrelu_dtype_t CheckArray(const mxArray* a, const char* name) {
   if (mxIsSingle(a)) return LRELU_DTYPE_FLOAT32;
   if (mxIsDouble(a)) return LRELU_DTYPE_FLOAT64;
   mexErrMsgIdAndTxt(ID "unsupportedType",
-                    "%s must be a single or double array, not %s",
-                    name, mxGetClassName(a));
+                    "%s must be a single or double array, not %s", name,
+                    mxGetClassName(a));
   return LRELU_DTYPE_FLOAT64; /* not reached: mexErrMsgIdAndTxt returns to
                                  the host */
 }
@@ -75,9 +75,8 @@ static void CheckCounts(int nlhs, int nrhs, int min_in, int max_in) {
 /* An uninitialised output of a's class and size, and its lrelu view. */
 static mxArray* OutputLike(const mxArray* a, lrelu_dtype_t dtype,
                            const int64_t* count, lrelu_tensor_t* view) {
-  mxArray* out = mxCreateNumericArray(mxGetNumberOfDimensions(a),
-                                      mxGetDimensions(a), mxGetClassID(a),
-                                      mxREAL);
+  mxArray* out = mxCreateNumericArray(
+      mxGetNumberOfDimensions(a), mxGetDimensions(a), mxGetClassID(a), mxREAL);
   view->data = mxGetData(out);
   view->dtype = dtype;
   view->rank = 1;
@@ -119,8 +118,7 @@ void mexFunction(int nlhs, mxArray* plhs[], int nrhs, const mxArray* prhs[]) {
     same_size = mxGetDimensions(prhs[0])[i] == mxGetDimensions(prhs[1])[i];
   }
   if (!same_size) {
-    mexErrMsgIdAndTxt(ID "sizeMismatch",
-                      "dY and X must have the same size");
+    mexErrMsgIdAndTxt(ID "sizeMismatch", "dY and X must have the same size");
   }
   const double alpha = ScaleFactor(prhs[2]);
   const int64_t count = (int64_t)mxGetNumberOfElements(prhs[0]);
@@ -128,8 +126,8 @@ void mexFunction(int nlhs, mxArray* plhs[], int nrhs, const mxArray* prhs[]) {
   const lrelu_tensor_t x = View(prhs[1], dtype, &count);
   lrelu_tensor_t dx;
   plhs[0] = OutputLike(prhs[0], dtype, &count, &dx);
-  Check(lrelu_leaky_relu_backward(&dy, &x, alpha, LRELU_GRAD_FROM_X, &dx,
-                                  NULL));
+  Check(
+      lrelu_leaky_relu_backward(&dy, &x, alpha, LRELU_GRAD_FROM_X, &dx, NULL));
 #else
   CheckCounts(nlhs, nrhs, 1, 2);
   const lrelu_dtype_t dtype = CheckArray(prhs[0], "X");

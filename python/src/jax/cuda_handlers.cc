@@ -45,19 +45,17 @@ ffi::Error Backward(cudaStream_t stream, ffi::AnyBuffer dy, ffi::AnyBuffer x,
 }  // namespace
 }  // namespace lrelu::jax
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    LreluJaxForwardCuda, lrelu::jax::Forward,
-    xla::ffi::Ffi::Bind()
-        .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .Attr<double>("alpha"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxForwardCuda, lrelu::jax::Forward,
+                              xla::ffi::Ffi::Bind()
+                                  .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .Attr<double>("alpha"));
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(
-    LreluJaxBackwardCuda, lrelu::jax::Backward,
-    xla::ffi::Ffi::Bind()
-        .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Arg<xla::ffi::AnyBuffer>()
-        .Ret<xla::ffi::AnyBuffer>()
-        .Attr<double>("alpha"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxBackwardCuda, lrelu::jax::Backward,
+                              xla::ffi::Ffi::Bind()
+                                  .Ctx<xla::ffi::PlatformStream<cudaStream_t>>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Arg<xla::ffi::AnyBuffer>()
+                                  .Ret<xla::ffi::AnyBuffer>()
+                                  .Attr<double>("alpha"));

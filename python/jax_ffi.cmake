@@ -87,17 +87,15 @@ else()
   target_link_libraries(_lrelu_for_jax PRIVATE lrelu_static)
   set_target_properties(_lrelu_for_jax PROPERTIES OUTPUT_NAME _lrelu
     LIBRARY_OUTPUT_DIRECTORY ${lrelu_jax_package_dir})
-  set(jax_copies)
-  foreach(source IN LISTS lrelu_python_sources)
-    get_filename_component(name ${source} NAME)
-    add_custom_command(
-      OUTPUT ${lrelu_jax_package_dir}/${name}
-      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${source}
-              ${lrelu_jax_package_dir}/${name}
-      DEPENDS ${source})
-    list(APPEND jax_copies ${lrelu_jax_package_dir}/${name})
-  endforeach()
-  add_custom_target(lrelu_python_for_jax ALL DEPENDS ${jax_copies})
+  add_custom_command(
+    OUTPUT ${lrelu_jax_package_dir}/.copied
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${lrelu_python_sources}
+            ${lrelu_jax_package_dir}
+    COMMAND ${CMAKE_COMMAND} -E touch ${lrelu_jax_package_dir}/.copied
+    DEPENDS ${lrelu_python_sources}
+    COMMENT "Copying lrelu/*.py for ${LRELU_JAX_PYTHON}")
+  add_custom_target(lrelu_python_for_jax ALL
+                    DEPENDS ${lrelu_jax_package_dir}/.copied)
   add_dependencies(lrelu_python_for_jax _lrelu_for_jax)
 endif()
 

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/setup-python.sh          # nanobind, ml_dtypes into .venv
 ./scripts/setup-gpu-python.sh      # wgpu (WGSL on lavapipe) into .venv
+./scripts/setup-jax-python.sh      # PyPI JAX + NumPy 2 into .venv-jax (lrelu.jax)
 preset=ci
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"

@@ -63,6 +63,11 @@ def _readable(t):
 
 
 def _check_writable(t, name):
+    # Checked before writing, so that a refusal loses nothing.
+    if t.is_inference() and not torch.is_inference_mode_enabled():
+        raise RuntimeError(
+            f"lrelu: {name} is an inference tensor: torch allows in-place "
+            f"updates to it only in InferenceMode")
     if t.is_neg() or t.is_conj():
         raise ValueError(
             f"lrelu: {name} carries torch's lazy negation or conjugation "

@@ -354,3 +354,16 @@ def test_inplace_on_a_tensor_saved_for_backward_is_caught():
     lrelu_torch.leaky_relu(b, 0.5, inplace=True)
     with pytest.raises(RuntimeError, match="modified by an inplace"):
         w.backward()
+
+
+def test_inference_tensor_write_refused_before_anything_is_written():
+    with torch.inference_mode():
+        t = torch.tensor([-2.0, 3.0])
+    for write in (lambda: lrelu.leaky_relu(t, 0.5, out=t),
+                  lambda: lrelu_torch.leaky_relu(t, 0.5, inplace=True)):
+        with pytest.raises(RuntimeError, match="[Ii]nference"):
+            write()
+        assert t.tolist() == [-2.0, 3.0]
+    with torch.inference_mode():
+        assert lrelu_torch.leaky_relu(t, 0.5, inplace=True) is t
+    assert t.tolist() == [-1.0, 3.0]

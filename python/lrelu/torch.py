@@ -24,6 +24,7 @@ needed, as torch does.
 """
 import torch
 from torch.onnx import symbolic_helper
+from torch.autograd.function import once_differentiable
 
 from . import _api, _lrelu
 

@@ -27,6 +27,26 @@ def cpu_targets():
     return _lrelu.cpu_targets()
 
 
+def _prelu_out(x, alpha, ufunc_kwargs):
+    """The y a PReLU call may write for leaky_relu's ufunc_kwargs: None (a
+    new array), out= when it is x's dtype and shape and is x itself or
+    shares no memory with x or alpha, or False: the ufunc's path (where=,
+    casting, overlap as NumPy means it)."""
+    if not ufunc_kwargs:
+        return None
+    if len(ufunc_kwargs) != 1 or "out" not in ufunc_kwargs:
+        return False
+    out = ufunc_kwargs["out"]
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    if (type(out) is not np.ndarray or out.dtype != x.dtype
+            or out.shape != x.shape or not out.flags.writeable
+            or np.may_share_memory(out, alpha)
+            or (out is not x and np.may_share_memory(out, x))):
+        return False
+    return out
+
+
 def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     """y = x < 0 ? alpha * x : x, bit for bit (lrelu contract v1).
 
@@ -48,11 +68,13 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
-    if (type(alpha) is np.ndarray and alpha.ndim > 0 and not ufunc_kwargs
+    if (type(alpha) is np.ndarray and alpha.ndim > 0
             and type(x) is np.ndarray and _prelu.routes(x, alpha)):
         # An array alpha that broadcasts to x: one PReLU call, blockwise,
-        # instead of the ufunc's call per element (same bits).
-        return _prelu.prelu(x, alpha, threads=threads)
+        # instead of NumPy's inner loop per row or per element (same bits).
+        out = _prelu_out(x, alpha, ufunc_kwargs)
+        if out is not False:
+            return _prelu.prelu(x, alpha, threads=threads, out=out)
     if threads is None:
         # The common calls, straight to the ufunc or lrelu.torch: this
         # wrapper's own cost is most of a small call's time.

@@ -123,6 +123,38 @@ double LoadAlpha(const char* p) {
   return alpha;
 }
 
+// Alpha changing from one element to the next (a per-channel alpha along the
+// innermost axis): one PReLU call over the whole run with alpha as a float64
+// tensor instead of one call per element. Same bits: a float64 alpha is
+// rounded to float32 once, as leaky_relu rounds it. Returns false, having
+// written nothing, for what PReLU does not take here (steps that are not
+// whole elements, x and y sharing memory other than in place, y over alpha);
+// the caller then goes run by run (and reports any error).
+bool PreluRun(lrelu_dtype_t dtype, npy_intp itemsize, char* x, npy_intp x_step,
+              const char* alpha, npy_intp alpha_step, char* y,
+              npy_intp y_step, npy_intp n, const lrelu_options_t& options) {
+  if (n < 2 || y_step == 0 || x_step % itemsize != 0 ||
+      y_step % itemsize != 0 ||
+      alpha_step % static_cast<npy_intp>(sizeof(double)) != 0) {
+    return false;
+  }
+  const Sharing sharing =
+      ClassifySharing(x, x_step, y, y_step, n, itemsize).sharing;
+  if (sharing != Sharing::kNone && sharing != Sharing::kSame) return false;
+  int64_t shape = n;
+  int64_t x_stride = x_step / itemsize;
+  int64_t y_stride = y_step / itemsize;
+  int64_t alpha_stride = alpha_step / static_cast<npy_intp>(sizeof(double));
+  const lrelu_tensor_t x_tensor{x, dtype, 1, &shape, &x_stride};
+  const lrelu_tensor_t alpha_tensor{const_cast<char*>(alpha),
+                                    LRELU_DTYPE_FLOAT64, 1, &shape,
+                                    &alpha_stride};
+  const lrelu_tensor_t y_tensor{y, dtype, 1, &shape, &y_stride};
+  // A refusal (e.g. y over alpha) writes nothing: the runs then do it.
+  return lrelu_prelu(&x_tensor, &alpha_tensor, &y_tensor, &options) ==
+         LRELU_STATUS_OK;
+}
+
 // args: x, alpha (float64), y. One library call per run of equal alpha
 // (compared bit for bit, so NaN alphas group too); a broadcast alpha (step 0)
 // is one run.
@@ -156,6 +188,12 @@ void LeakyReluLoop(char** args, npy_intp const* dimensions,
   std::fexcept_t flags;
   std::fegetexceptflag(&flags, FE_ALL_EXCEPT);
   npy_intp begin = 0;
+  if (alpha_step != 0 && n > 1 &&
+      std::memcmp(alpha, alpha + alpha_step, sizeof(double)) != 0 &&
+      PreluRun(kDtype, kItemSize, x, x_step, alpha, alpha_step, y, y_step, n,
+               options)) {
+    begin = n;
+  }
   while (begin < n) {
     const char* first = alpha + begin * alpha_step;
     npy_intp end = n;

@@ -110,6 +110,42 @@ def test_leaky_relu_with_an_array_alpha_is_the_ufunc_bit_for_bit(rng):
     np.testing.assert_array_equal(y.view(np.uint32), ref.view(np.uint32))
 
 
+@pytest.mark.parametrize("dtype_name", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("x_shape,alpha_shape", [((4, 6, 3, 5), (6, 1, 1)),
+                                                 ((4, 3, 5, 6), (6,)),
+                                                 ((7,), (7,))])
+def test_array_alpha_with_out_runs_blockwise_and_in_place(rng, dtype_name,
+                                                          x_shape,
+                                                          alpha_shape):
+    """leaky_relu(x, alpha_array, out=y) takes the PReLU path (y written and
+    returned) with the oracle's bits, in place too; the raw ufunc (a PReLU
+    call per inner loop when alpha changes every element) gives the same
+    bits; out= over alpha goes the ufunc's way and is still right."""
+    n = int(np.prod(x_shape))
+    x_bits = oracle.random_bits(dtype_name, n, rng)
+    x = as_array(x_bits, dtype_name, x_shape)
+    alpha = rng.uniform(-1.5, 1.5, alpha_shape)  # float64, as the ufunc's
+    expected, any_nan = oracle.forward(
+        x_bits, np.broadcast_to(alpha, x_shape).ravel(), dtype_name)
+    uint = oracle.uint_type(dtype_name)
+
+    def check(y, what):
+        oracle.assert_bits(y.view(uint).ravel(), expected, any_nan,
+                           dtype_name, what)
+
+    y = np.empty_like(x)
+    assert lrelu.leaky_relu(x, alpha, out=y) is y
+    check(y, "out=")
+    check(lrelu.ufunc(x, alpha), "ufunc")
+    z = x.copy()
+    assert lrelu.leaky_relu(z, alpha, out=(z,)) is z
+    check(z, "in place")
+    if dtype_name == "float64" and x_shape == alpha_shape:
+        a = alpha.copy()
+        assert lrelu.leaky_relu(x, a, out=a) is a
+        check(a, "out= over alpha")
+
+
 def test_bad_alpha_shape_is_a_clear_error():
     with pytest.raises(ValueError, match="broadcast"):
         lrelu.prelu(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))

@@ -19,9 +19,16 @@ def _broadcasts(alpha_shape, x_shape):
 
 def _numpy_alpha(alpha, x):
     """alpha as an array of x's dtype, or float64 (rounded to float32 once
-    by the library for float32/float16/bfloat16 x)."""
+    by the library for float32/float16/bfloat16 x). Complex, object and
+    other alphas that do not cast to float64 by NumPy's same_kind rule are
+    refused, as the ufunc refuses them: never a silently dropped part."""
     alpha = np.asarray(alpha)
     if alpha.dtype != x.dtype and alpha.dtype != np.float64:
+        if (alpha.dtype.name != "bfloat16"
+                and not np.can_cast(alpha.dtype, np.float64, "same_kind")):
+            raise TypeError(
+                f"lrelu.prelu: alpha of dtype {alpha.dtype} cannot be cast "
+                f"to float64 (casting='same_kind')")
         alpha = alpha.astype(np.float64)
     return alpha
 
@@ -31,6 +38,7 @@ def routes(x, alpha):
     PReLU call (same bits as the ufunc, blockwise instead of per element)."""
     return (x.ndim > 0 and x.dtype.name in _FLOAT_KINDS
             and x.dtype.isnative and x.size > 0
+            and alpha.dtype.name in _FLOAT_KINDS
             and _broadcasts(alpha.shape, x.shape))
 
 

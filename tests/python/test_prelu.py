@@ -202,3 +202,13 @@ def test_torch_prelu_trains_a_cnn_like_nn_prelu():
     # PyTorch's float32 sum), so the losses agree to float32 noise.
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-4)
     assert losses[0][-1] < losses[0][0]
+
+
+def test_complex_alpha_is_refused_not_truncated():
+    """A complex alpha never loses its imaginary part silently: prelu
+    refuses it, and leaky_relu leaves it to the ufunc, which refuses it."""
+    x = -np.ones((2, 3), np.float32)
+    with pytest.raises(TypeError, match="complex128"):
+        lrelu.prelu(x, np.array([1j, 2j, 3j]))
+    with pytest.raises(TypeError, match="complex128"):
+        lrelu.leaky_relu(x, np.array([1j, 2j, 3j]))

@@ -18,6 +18,7 @@
 #include "input_file.h"
 #include "lrelu/lrelu.hpp"
 #include "npy.h"
+#include "npy_dtype.h"
 #include "parse_args.h"
 #include "prelu_file.h"
 
@@ -39,18 +40,6 @@ struct ApplyArgs {
   std::string backend = "cpu";
   std::string device = "0";
 };
-
-lrelu::DType ToDType(NpyType type) {
-  switch (type) {
-    case NpyType::kFloat16:
-      return lrelu::DType::kFloat16;
-    case NpyType::kFloat64:
-      return lrelu::DType::kFloat64;
-    case NpyType::kFloat32:
-      break;
-  }
-  return lrelu::DType::kFloat32;
-}
 
 // Runs the library once on one element, so that a bad --variant or
 // --cpu-target is reported before any output exists, even for an empty

@@ -9,21 +9,10 @@
 
 #include "byte_swap.h"
 #include "errors.h"
+#include "npy_dtype.h"
 
 namespace lrelu_cli {
 namespace {
-
-lrelu::DType DTypeOf(NpyType type) {
-  switch (type) {
-    case NpyType::kFloat16:
-      return lrelu::DType::kFloat16;
-    case NpyType::kFloat64:
-      return lrelu::DType::kFloat64;
-    case NpyType::kFloat32:
-      break;
-  }
-  return lrelu::DType::kFloat32;
-}
 
 // Element strides of the file's layout (C order, or Fortran: reversed).
 std::vector<int64_t> StridesOf(const NpyHeader& h) {
@@ -91,9 +80,9 @@ void ApplyPreluFile(int input_fd, const std::string& input_path,
   }
   close(alpha_fd);
   std::vector<unsigned char> x = ReadAll(input_fd, input_path, header);
-  const lrelu::TensorView xv(x.data(), DTypeOf(header.type), header.shape,
+  const lrelu::TensorView xv(x.data(), ToDType(header.type), header.shape,
                              StridesOf(header));
-  const lrelu::TensorView av(alpha.data(), DTypeOf(alpha_header.type),
+  const lrelu::TensorView av(alpha.data(), ToDType(alpha_header.type),
                              alpha_header.shape, StridesOf(alpha_header));
   try {
     lrelu::prelu(xv, av, xv, options);  // in place

@@ -68,8 +68,7 @@ void ApplyPreluFile(int input_fd, const std::string& input_path,
                      ErrnoText(errno));
     }
     try {
-      alpha_header =
-          ReadNpyHeader(alpha_fd, static_cast<uint64_t>(st.st_size));
+      alpha_header = ReadNpyHeader(alpha_fd, static_cast<uint64_t>(st.st_size));
     } catch (const NpyError& e) {
       throw CliError(Quote(alpha_path) + ": " + e.what());
     }

@@ -131,8 +131,8 @@ double LoadAlpha(const char* p) {
 // whole elements, x and y sharing memory other than in place, y over alpha);
 // the caller then goes run by run (and reports any error).
 bool PreluRun(lrelu_dtype_t dtype, npy_intp itemsize, char* x, npy_intp x_step,
-              const char* alpha, npy_intp alpha_step, char* y,
-              npy_intp y_step, npy_intp n, const lrelu_options_t& options) {
+              const char* alpha, npy_intp alpha_step, char* y, npy_intp y_step,
+              npy_intp n, const lrelu_options_t& options) {
   if (n < 2 || y_step == 0 || x_step % itemsize != 0 ||
       y_step % itemsize != 0 ||
       alpha_step % static_cast<npy_intp>(sizeof(double)) != 0) {
@@ -146,9 +146,8 @@ bool PreluRun(lrelu_dtype_t dtype, npy_intp itemsize, char* x, npy_intp x_step,
   int64_t y_stride = y_step / itemsize;
   int64_t alpha_stride = alpha_step / static_cast<npy_intp>(sizeof(double));
   const lrelu_tensor_t x_tensor{x, dtype, 1, &shape, &x_stride};
-  const lrelu_tensor_t alpha_tensor{const_cast<char*>(alpha),
-                                    LRELU_DTYPE_FLOAT64, 1, &shape,
-                                    &alpha_stride};
+  const lrelu_tensor_t alpha_tensor{
+      const_cast<char*>(alpha), LRELU_DTYPE_FLOAT64, 1, &shape, &alpha_stride};
   const lrelu_tensor_t y_tensor{y, dtype, 1, &shape, &y_stride};
   // A refusal (e.g. y over alpha) writes nothing: the runs then do it.
   return lrelu_prelu(&x_tensor, &alpha_tensor, &y_tensor, &options) ==

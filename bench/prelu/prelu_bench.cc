@@ -29,8 +29,8 @@ double BestMs(int reps, const std::function<void()>& run) {
     const auto t0 = std::chrono::steady_clock::now();
     run();
     const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0)
-                              .count());
+    best = std::min(best,
+                    std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   return best;
 }
@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
   lrelu_options_t o;
   lrelu_options_init(&o);
   o.threads = threads;
-  std::printf("| elements | channels | layout | operation | ms | vs baseline |\n");
+  std::printf(
+      "| elements | channels | layout | operation | ms | vs baseline |\n");
   std::printf("|---:|---:|---|---|---:|---:|\n");
   std::mt19937 rng(1);
   std::normal_distribution<float> normal;
@@ -78,9 +79,8 @@ int main(int argc, char** argv) {
       const std::vector<int64_t> nchw = {1, c, 1, hw}, nhwc = {1, 1, hw, c};
       const std::vector<int64_t> a_nchw = {c, 1, 1}, a_nhwc = {c};
       const lrelu_tensor_t tx = View(x.data(), flat), ty = View(y.data(), flat);
-      const double scalar = BestMs(bench_reps, [&] {
-        lrelu_leaky_relu(&tx, 0.25, &ty, &o);
-      });
+      const double scalar =
+          BestMs(bench_reps, [&] { lrelu_leaky_relu(&tx, 0.25, &ty, &o); });
       const double read_once = BestMs(bench_reps, [&] {
         // 16 independent sums: vectorizes without reassociation.
         float acc[16] = {};
@@ -103,9 +103,8 @@ int main(int argc, char** argv) {
                              pa = View(alpha.data(), ashape),
                              pda = View(dalpha.data(), ashape);
         const char* name = layout == 0 ? "NCHW" : "NHWC";
-        const double fwd = BestMs(bench_reps, [&] {
-          lrelu_prelu(&px, &pa, &py, &o);
-        });
+        const double fwd =
+            BestMs(bench_reps, [&] { lrelu_prelu(&px, &pa, &py, &o); });
         const double bwd_dx = BestMs(bench_reps, [&] {
           lrelu_prelu_backward(&pdy, &px, &pa, &pdx, nullptr, &o);
         });
@@ -115,31 +114,33 @@ int main(int argc, char** argv) {
         std::printf("| %lld | %lld | %s | lrelu scalar alpha | %.3f | 1.00 |\n",
                     static_cast<long long>(n), static_cast<long long>(c), name,
                     scalar);
-        std::printf("| %lld | %lld | %s | lrelu prelu forward | %.3f | %.2f |\n",
-                    static_cast<long long>(n), static_cast<long long>(c), name,
-                    fwd, fwd / scalar);
+        std::printf(
+            "| %lld | %lld | %s | lrelu prelu forward | %.3f | %.2f |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name, fwd,
+            fwd / scalar);
         std::printf("| %lld | %lld | %s | lrelu prelu dx | %.3f | %.2f |\n",
                     static_cast<long long>(n), static_cast<long long>(c), name,
                     bwd_dx, bwd_dx / scalar);
         std::printf("| %lld | %lld | %s | read x and dy once | %.3f | 1.00 |\n",
                     static_cast<long long>(n), static_cast<long long>(c), name,
                     read_once);
-        std::printf("| %lld | %lld | %s | lrelu dalpha (exact) | %.3f | %.2f |\n",
-                    static_cast<long long>(n), static_cast<long long>(c), name,
-                    bwd_da, bwd_da / read_once);
+        std::printf(
+            "| %lld | %lld | %s | lrelu dalpha (exact) | %.3f | %.2f |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name, bwd_da,
+            bwd_da / read_once);
 #ifdef LRELU_BENCH_HAVE_ONEDNN
         try {
           using dnnl::memory;
           dnnl::engine eng(dnnl::engine::kind::cpu, 0);
           dnnl::stream st(eng);
           const memory::dims dims = {1, c, 1, hw};
-          const auto tag = layout == 0 ? memory::format_tag::nchw
-                                       : memory::format_tag::nhwc;
+          const auto tag =
+              layout == 0 ? memory::format_tag::nchw : memory::format_tag::nhwc;
           const memory::desc md(dims, memory::data_type::f32, tag);
           const memory::desc wd({1, c, 1, 1}, memory::data_type::f32,
                                 memory::format_tag::nchw);
-          const dnnl::prelu_forward::desc d(
-              dnnl::prop_kind::forward_training, md, wd);
+          const dnnl::prelu_forward::desc d(dnnl::prop_kind::forward_training,
+                                            md, wd);
           const dnnl::prelu_forward::primitive_desc pd(d, eng);
           dnnl::prelu_forward prim(pd);
           memory src(md, eng, x.data()), dst(md, eng, y.data()),
@@ -150,9 +151,10 @@ int main(int argc, char** argv) {
                               {DNNL_ARG_DST, dst}});
             st.wait();
           });
-          std::printf("| %lld | %lld | %s | oneDNN prelu forward | %.3f | %.2f |\n",
-                      static_cast<long long>(n), static_cast<long long>(c),
-                      name, t, t / scalar);
+          std::printf(
+              "| %lld | %lld | %s | oneDNN prelu forward | %.3f | %.2f |\n",
+              static_cast<long long>(n), static_cast<long long>(c), name, t,
+              t / scalar);
           const dnnl::prelu_backward::desc bd(md, wd, md, wd);
           const dnnl::prelu_backward::primitive_desc bpd(bd, eng, pd);
           dnnl::prelu_backward bprim(bpd);
@@ -166,9 +168,11 @@ int main(int argc, char** argv) {
                                {DNNL_ARG_DIFF_WEIGHTS, dw}});
             st.wait();
           });
-          std::printf("| %lld | %lld | %s | oneDNN prelu backward (dx+dalpha) | %.3f | %.2f |\n",
-                      static_cast<long long>(n), static_cast<long long>(c),
-                      name, tb, tb / read_once);
+          std::printf(
+              "| %lld | %lld | %s | oneDNN prelu backward (dx+dalpha) | %.3f | "
+              "%.2f |\n",
+              static_cast<long long>(n), static_cast<long long>(c), name, tb,
+              tb / read_once);
         } catch (const dnnl::error& e) {
           std::printf("| %lld | %lld | %s | oneDNN prelu: %s | - | - |\n",
                       static_cast<long long>(n), static_cast<long long>(c),

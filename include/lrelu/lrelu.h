@@ -409,10 +409,12 @@ LRELU_API lrelu_status_t lrelu_prelu_backward_get_workspace_size(
     size_t* workspace_size, lrelu_executor_t** executor);
 
 /** One call: plan and execute the PReLU gradient. */
-LRELU_API lrelu_status_t lrelu_prelu_backward(
-    const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
-    const lrelu_tensor_t* alpha, const lrelu_tensor_t* dx,
-    const lrelu_tensor_t* dalpha, const lrelu_options_t* options);
+LRELU_API lrelu_status_t lrelu_prelu_backward(const lrelu_tensor_t* dy,
+                                              const lrelu_tensor_t* x,
+                                              const lrelu_tensor_t* alpha,
+                                              const lrelu_tensor_t* dx,
+                                              const lrelu_tensor_t* dalpha,
+                                              const lrelu_options_t* options);
 
 #ifdef __cplusplus
 } /* extern "C" */

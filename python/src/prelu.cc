@@ -42,9 +42,8 @@ void PreluForward(nb::handle x, nb::handle alpha, nb::handle y,
 }
 
 // dx and dalpha may be None (not computed).
-void PreluBackward(nb::handle dy, nb::handle x, nb::handle alpha,
-                   nb::handle dx, nb::handle dalpha,
-                   std::optional<size_t> threads) {
+void PreluBackward(nb::handle dy, nb::handle x, nb::handle alpha, nb::handle dx,
+                   nb::handle dalpha, std::optional<size_t> threads) {
   const TensorView dy_view(dy, Role::kInput, "dy");
   const TensorView x_view(x, Role::kInput, "x");
   const TensorView alpha_view(alpha, Role::kInput, "alpha");

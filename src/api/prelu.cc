@@ -99,8 +99,8 @@ lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
     v->strides[i] = t->strides != nullptr ? t->strides[i] : v->n;
     if (v->n != 0 && __builtin_mul_overflow(v->n, d, &v->n)) {
       return Fail(LRELU_STATUS_SIZE_OVERFLOW,
-                  "%s has shape %s: its element count overflows 64 bits",
-                  name, ShapeString(v->shape).c_str());
+                  "%s has shape %s: its element count overflows 64 bits", name,
+                  ShapeString(v->shape).c_str());
     }
     if (d == 0) v->n = 0;
   }
@@ -170,8 +170,7 @@ lrelu_status_t CheckSameShape(const View& a, const char* an, const View& b,
   if (a.shape != b.shape) {
     return Fail(LRELU_STATUS_SHAPE_MISMATCH,
                 "%s has shape %s but %s has shape %s", an,
-                ShapeString(a.shape).c_str(), bn,
-                ShapeString(b.shape).c_str());
+                ShapeString(a.shape).c_str(), bn, ShapeString(b.shape).c_str());
   }
   return LRELU_STATUS_OK;
 }
@@ -223,8 +222,8 @@ lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
   lrelu_options_init(&o);
   // PReLU has no device kernels yet: refuse before any device is probed.
   if (given != nullptr &&
-      given->struct_size >= offsetof(lrelu_options_t, backend) +
-                                sizeof(lrelu_backend_t) &&
+      given->struct_size >=
+          offsetof(lrelu_options_t, backend) + sizeof(lrelu_backend_t) &&
       given->backend != LRELU_BACKEND_CPU) {
     return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
                 "PReLU runs on the CPU backend only (backend %d asked for)",
@@ -494,7 +493,8 @@ void SumRows(const RowSumJob& job, size_t task) {
     xo += idx[k] * p.x.strides[k];
     dyo += idx[k] * p.dy.strides[k];
   }
-  const int64_t xs = p.x.strides[rank - 1] * e, dys = p.dy.strides[rank - 1] * e;
+  const int64_t xs = p.x.strides[rank - 1] * e,
+                dys = p.dy.strides[rank - 1] * e;
   for (int64_t row = begin; row < end; ++row) {
     const char* xr = p.x.data + xo * e;
     const char* dyr = p.dy.data + dyo * e;
@@ -529,10 +529,12 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   const size_t rank = p.x.shape.size();
   const int64_t channels = p.x.shape[rank - 1];
   RowSumJob job{&p, p.x.n / channels, 0, nullptr};
-  auto tasks = static_cast<int64_t>(p.threads != 0 ? p.threads
-                                                   : pool->concurrency);
-  const int64_t bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
-  tasks = std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  const int64_t bytes =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
   std::vector<std::vector<reference::ExactSum>> partial(
       static_cast<size_t>(tasks),
       std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
@@ -551,7 +553,8 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
   for (int64_t c = 0; c < channels; ++c) {
     for (size_t t = 1; t < partial.size(); ++t) {
-      partial[0][static_cast<size_t>(c)].Merge(partial[t][static_cast<size_t>(c)]);
+      partial[0][static_cast<size_t>(c)].Merge(
+          partial[t][static_cast<size_t>(c)]);
     }
     out[c] = partial[0][static_cast<size_t>(c)].Round(fa);
   }
@@ -679,8 +682,8 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
     } else if (dense && !job.reference) {
       // finite_alpha kernels need alpha (as float32) finite and nonzero.
       const float a = a32[0];
-      const bool finite = wide ? (a64[0] - a64[0] == 0 && a64[0] != 0)
-                               : (a - a == 0 && a != 0);
+      const bool finite =
+          wide ? (a64[0] - a64[0] == 0 && a64[0] != 0) : (a - a == 0 && a != 0);
       const int d = cpu::DTypeIndex(p.dtype);
       const cpu::Kernel k = p.backward ? job.scalar->backward[d][0][finite]
                                        : job.scalar->forward[d][0][finite];
@@ -718,8 +721,7 @@ bool RowsAreDense(const RowLayout& l) {
 }
 
 lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
-                           const RowLayout& layout,
-                           const lrelu_options_t& o) {
+                           const RowLayout& layout, const lrelu_options_t& o) {
   const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
   const cpu::Target* target = &targets[0];
   for (const cpu::Target& t : targets) {
@@ -735,9 +737,10 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
       o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
   const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
                      (p.backward ? 3 : 2);
-  auto tasks = static_cast<int64_t>(p.threads != 0 ? p.threads
-                                                   : pool->concurrency);
-  tasks = std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
   if (tasks <= 1) {
     RunRows(job, 0, job.rows);
     return LRELU_STATUS_OK;
@@ -776,8 +779,8 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   // Rows unless they are strided, or alpha is constant along them and a
   // variant other than the reference is forced (LeakyReLU's own plans serve
   // those, one view per alpha element).
-  const bool forced = p.has_variant && p.variant != "auto" &&
-                      p.variant != "reference";
+  const bool forced =
+      p.has_variant && p.variant != "auto" && p.variant != "reference";
   const bool row_mode = has_out && p.x.n > 0 && RowsAreDense(layout) &&
                         !(forced && layout.as[layout.rank - 1] == 0);
   if (row_mode && !(p.backward && p.has_dalpha)) {
@@ -785,9 +788,9 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   }
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
     alpha[k] = reference::ToDouble(
-        af, LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(
-                                                     alpha_elem),
-                     alpha_elem));
+        af,
+        LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(alpha_elem),
+                 alpha_elem));
     x_off[k] = off[0];
     v_off[k] = off[1];
     o_off[k] = has_out ? off[2] : 0;

@@ -24,7 +24,7 @@ struct Problem {
   size_t elem_size;
   double alpha;
   float alpha32;  // alpha rounded to float32 once (api/float32.h)
-  int64_t n;  // element count
+  int64_t n;      // element count
   // out[i] = s[i] < 0 ? alpha * v[i] : v[i]; forward: v == s == x.
   const void* v;
   const void* s;

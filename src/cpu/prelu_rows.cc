@@ -68,9 +68,9 @@ struct F16 {
     const auto negative = hn::RebindMask(
         d, hn::Lt(hn::BitCast(di, hn::Sub(sv, hn::Set(d, uint16_t{1}))),
                   hn::Set(di, static_cast<int16_t>(kHalf ? -1024 : -128))));
-    const auto product = hn::Mul(
-        kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv),
-        hn::LoadU(df, a));
+    const auto product =
+        hn::Mul(kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv),
+                hn::LoadU(df, a));
     const auto rounded = kHalf ? FloatToHalfBits(d, product)
                                : FloatToBFloat16Bits<true>(d, product);
     hn::StoreU(hn::IfThenElse(negative, rounded, vv), d, out);

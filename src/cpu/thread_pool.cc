@@ -23,10 +23,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <thread>
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 
 namespace lrelu::cpu {

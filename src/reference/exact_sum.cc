@@ -61,8 +61,7 @@ double ToDouble(const Format& f, uint64_t bits) {
     } else if (d.kind == Decoded::kNaN) {
       // Keep the payload's top bits, as a widening conversion does.
       const int fraction_bits = f.precision - 1;
-      const uint64_t fraction =
-          bits & ((uint64_t{1} << fraction_bits) - 1);
+      const uint64_t fraction = bits & ((uint64_t{1} << fraction_bits) - 1);
       out = sign | 0x7ff0000000000000ull | 0x0008000000000000ull |
             (fraction << (52 - fraction_bits));
     } else {
@@ -70,8 +69,8 @@ double ToDouble(const Format& f, uint64_t bits) {
       const int shift = 53 - BitLength(d.significand);
       const uint64_t m = d.significand << shift;
       const int64_t e = d.exponent - shift + 52 + 1023;
-      out = sign | (static_cast<uint64_t>(e) << 52) |
-            (m & 0x000fffffffffffffull);
+      out =
+          sign | (static_cast<uint64_t>(e) << 52) | (m & 0x000fffffffffffffull);
     }
   }
   double v;

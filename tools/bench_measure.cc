@@ -8,10 +8,13 @@
 #include <new>
 #include <vector>
 
-#include "float_bits.h"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
+
+using lrelu::reference::FloatToBFloat16;
+using lrelu::reference::FloatToHalf;
 
 // A sample repeats the call until it lasts this long, so that the clock's
 // resolution and the call overhead do not dominate small sizes.

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "float_bits.h"
 #include "lrelu/lrelu.hpp"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
+
+using lrelu::reference::FloatToHalf;
 
 constexpr int kSamples = 9;  // odd, for a plain median
 // Each sample moves at least this many elements, so that timer resolution

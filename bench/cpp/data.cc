@@ -103,7 +103,8 @@ void FillWithSpecials(lrelu_dtype_t dtype, void* x, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; ++i) {
     const size_t k = pick(rng);
     lrelu::reference::StoreBits(
-        dtype, x, i, k < specials.size() ? specials[k] : FromDouble(dtype, u(rng)));
+        dtype, x, i,
+        k < specials.size() ? specials[k] : FromDouble(dtype, u(rng)));
   }
 }
 

@@ -71,13 +71,25 @@ void Forward(benchmark::State& state, lrelu_dtype_t dtype, bool planned) {
                           static_cast<int64_t>(d.bytes));
 }
 
-// The copy of the same bytes, on as many threads as the kernel may use.
+// The copy of the same bytes, on as many threads as lrelu's plan for them
+// uses (small sizes stay on the calling thread, as lrelu's do).
 void Copy(benchmark::State& state, lrelu_cli::CopyFunction copy) {
   Data d(LRELU_DTYPE_FLOAT32, static_cast<size_t>(state.range(0)));
-  const auto threads = static_cast<size_t>(state.range(1));
-  lrelu_cli::WorkerPool pool(threads > 0 ? threads - 1 : 0);
+  lrelu_options_t options;
+  lrelu_options_init(&options);
+  options.threads = static_cast<size_t>(state.range(1));
+  lrelu_executor_t* plan = nullptr;
+  size_t ws = 0;
+  if (lrelu_leaky_relu_get_workspace_size(&d.xt, kAlpha, &d.yt, &options, &ws,
+                                          &plan) != LRELU_STATUS_OK) {
+    state.SkipWithError(lrelu_last_error());
+    return;
+  }
+  const size_t tasks = lrelu_executor_tasks(plan);
+  lrelu_executor_destroy(plan);
+  lrelu_cli::WorkerPool pool(tasks > 0 ? tasks - 1 : 0);
   for (auto _ : state) {
-    lrelu_cli::ParallelCopy(pool, threads, copy, d.y, d.x, d.bytes);
+    lrelu_cli::ParallelCopy(pool, tasks, copy, d.y, d.x, d.bytes);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 *

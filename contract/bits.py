@@ -1,4 +1,12 @@
-"""Bit-pattern helpers for the contract generator and its tests.
+"""The one Python module of lrelu's dtypes and its oracle (docs/design.md).
+
+The dtype table (names, C tags, storage types, bit layouts), the NaN and
+sign tests on bits, exact float16/bfloat16 <-> float32 conversions, the
+special values every check covers, and contract v1's arithmetic. The
+contract generators (contract/, contract/prelu/) write the contract files
+with it; the CLI, GPU and bench checks (tests/cli, tests/gpu, bench/py)
+import it; tests/python/lrelu_oracle.py is the one deliberately independent
+second oracle.
 
 Every tensor in the contract files is a list of hex strings holding the raw
 bits of the storage type, so values such as -0, NaN payloads and subnormals
@@ -6,7 +14,8 @@ survive JSON exactly. This module converts between those bit patterns, numpy
 values and the contract's arithmetic (compute in float32 for float32, float16
 and bfloat16; in float64 for float64; round-to-nearest-even to storage).
 
-Run with /usr/bin/python3 (Debian's numpy).
+Run with /usr/bin/python3 (Debian's numpy). Modules outside contract/ put
+contract/ on sys.path and `import bits`.
 """
 
 import struct
@@ -21,6 +30,9 @@ FORMATS = {
     "float64": (np.uint64, 16, np.float64),
 }
 DTYPES = ("float32", "float16", "bfloat16", "float64")
+# dtype name -> lrelu_dtype_t (include/lrelu/lrelu.h).
+TAGS = {"float32": 1, "float16": 2, "bfloat16": 3, "float64": 4}
+NAMES = {tag: name for name, tag in TAGS.items()}
 
 # (exponent bits, explicit mantissa bits) of each storage format.
 LAYOUT = {
@@ -128,6 +140,27 @@ def is_nan_bits(bits, dtype):
       (bits & man_mask) != 0)
 
 
+def is_negative_bits(bits, dtype):
+  """value < 0 on bits: negative finite values and -inf, not -0 or a NaN."""
+  exp_bits, man_bits = LAYOUT[dtype]
+  sign = np.uint64(1 << (exp_bits + man_bits))
+  inf = np.uint64(((1 << exp_bits) - 1) << man_bits)
+  bits = np.asarray(bits).astype(np.uint64)
+  magnitude = bits & (sign - np.uint64(1))
+  return ((bits & sign) != 0) & (magnitude != 0) & (magnitude <= inf)
+
+
+def mismatches(s_bits, expected, actual, dtype):
+  """Indices where `actual` is wrong: bits differ, except that where s < 0
+  and the oracle's product is a NaN any NaN is right (contract v1)."""
+  expected = np.asarray(expected).reshape(-1)
+  actual = np.asarray(actual).reshape(-1)
+  s_bits = np.asarray(s_bits).reshape(-1)
+  ok = (expected == actual) | (is_negative_bits(s_bits, dtype) & is_nan_bits(
+      expected, dtype) & is_nan_bits(actual, dtype))
+  return np.flatnonzero(~ok)
+
+
 def multiply(alpha, values_bits, dtype):
   """alpha * v in the contract's way. Returns (storage bits, product is NaN)."""
   a = compute_alpha(alpha, dtype)
@@ -153,6 +186,53 @@ def backward(dy_bits, s_bits, alpha, dtype):
   product, nan = multiply(alpha, dy_bits, dtype)
   dx = np.where(negative, product, dy_bits).astype(utype(dtype))
   return dx, negative & nan
+
+
+class Format:
+  """Named bit patterns of one storage format."""
+
+  def __init__(self, dtype):
+    e, m = LAYOUT[dtype]
+    self.dtype = dtype
+    self.sign = 1 << (e + m)
+    self.exp_all = ((1 << e) - 1) << m
+    self.quiet = 1 << (m - 1)
+    self.one = ((1 << (e - 1)) - 1) << m
+    self.min_sub = 1
+    self.max_sub = (1 << m) - 1
+    self.min_normal = 1 << m
+    self.max_finite = self.exp_all - 1
+    self.inf = self.exp_all
+    self.qnan = self.exp_all | self.quiet
+
+  def neg(self, b):
+    return b | self.sign
+
+  def value(self, v):
+    return int(from_double([v], self.dtype)[0])
+
+
+def special_bits(dtype):
+  """Every special value of a dtype, as bit patterns, in a fixed order."""
+  f = Format(dtype)
+  pos = [
+      0, f.inf, f.min_sub, f.max_sub, f.min_normal, f.max_finite, f.one,
+      f.one - 1, f.one + 1, f.value(0.5), f.value(2.0), f.value(3.0),
+      f.value(0.1), f.min_normal + 1, f.min_sub + 1
+  ]
+  nans = [
+      f.qnan,  # canonical quiet NaN
+      f.neg(f.qnan),  # negative quiet NaN
+      f.qnan | 1,  # quiet NaN with payload
+      f.neg(f.qnan | 0x5),  # negative quiet NaN with payload
+      f.exp_all | 1,  # signalling NaN, payload 1
+      f.neg(f.exp_all | 1),  # negative signalling NaN
+      f.exp_all | (f.quiet - 1),  # signalling NaN, largest payload
+  ]
+  out = []
+  for b in pos:
+    out += [b, f.neg(b)]
+  return np.array(out + nans, dtype=utype(dtype))
 
 
 def alpha_text(alpha):

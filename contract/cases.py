@@ -111,51 +111,10 @@ def backward_case(case_id, category, dtype, shape, alpha, source, dy_bits,
 # --------------------------------------------------------------------------
 
 
-class Format:
-  """Named bit patterns of one storage format."""
-
-  def __init__(self, dtype):
-    e, m = B.LAYOUT[dtype]
-    self.dtype = dtype
-    self.sign = 1 << (e + m)
-    self.exp_all = ((1 << e) - 1) << m
-    self.quiet = 1 << (m - 1)
-    self.one = ((1 << (e - 1)) - 1) << m
-    self.min_sub = 1
-    self.max_sub = (1 << m) - 1
-    self.min_normal = 1 << m
-    self.max_finite = self.exp_all - 1
-    self.inf = self.exp_all
-    self.qnan = self.exp_all | self.quiet
-
-  def neg(self, b):
-    return b | self.sign
-
-  def value(self, v):
-    return int(B.from_double([v], self.dtype)[0])
-
-
-def special_bits(dtype):
-  """Every special value of a dtype, as bit patterns, in a fixed order."""
-  f = Format(dtype)
-  pos = [
-      0, f.inf, f.min_sub, f.max_sub, f.min_normal, f.max_finite, f.one,
-      f.one - 1, f.one + 1, f.value(0.5), f.value(2.0), f.value(3.0),
-      f.value(0.1), f.min_normal + 1, f.min_sub + 1
-  ]
-  nans = [
-      f.qnan,  # canonical quiet NaN
-      f.neg(f.qnan),  # negative quiet NaN
-      f.qnan | 1,  # quiet NaN with payload
-      f.neg(f.qnan | 0x5),  # negative quiet NaN with payload
-      f.exp_all | 1,  # signalling NaN, payload 1
-      f.neg(f.exp_all | 1),  # negative signalling NaN
-      f.exp_all | (f.quiet - 1),  # signalling NaN, largest payload
-  ]
-  out = []
-  for b in pos:
-    out += [b, f.neg(b)]
-  return np.array(out + nans, dtype=B.utype(dtype))
+# The special values and named bit patterns live with the dtype table in
+# bits.py, the one Python module of dtypes and the oracle.
+Format = B.Format
+special_bits = B.special_bits
 
 
 # --------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// The copies `lrelu bench` measures the kernel against, and the few worker
-// threads that let a copy use as many threads as the kernel's plan.
+// The copies `lrelu bench` and `lrelu demo` measure the kernel against, and
+// the few worker threads that let a copy use as many threads as the
+// kernel's plan. The timing loop is in bench_timing.h.
 #ifndef LRELU_TOOLS_BENCH_COPY_H_
 #define LRELU_TOOLS_BENCH_COPY_H_
 
@@ -11,6 +12,9 @@
 #include <vector>
 
 namespace lrelu_cli {
+
+// glibc's memcpy, as a CopyFunction (the first baseline).
+void MemcpyCopy(void* dst, const void* src, std::size_t bytes);
 
 // A plain copy loop over 64-byte blocks that the compiler turns into
 // vector loads and stores. It is the second baseline because glibc's

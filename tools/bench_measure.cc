@@ -8,30 +8,14 @@
 #include <new>
 #include <vector>
 
-#include "float_bits.h"
+#include "bench_timing.h"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
 
-// A sample repeats the call until it lasts this long, so that the clock's
-// resolution and the call overhead do not dominate small sizes.
-constexpr double kMinSampleSeconds = 2e-3;
-constexpr int kMaxCallsPerSample = 1 << 20;
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-template <typename Body>
-double Seconds(int calls, const Body& body) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) body();
-  const std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  return elapsed.count();
-}
+using lrelu::reference::FloatToBFloat16;
+using lrelu::reference::FloatToHalf;
 
 // Values uniform in [-1, 1) (bench.json's data: about half negative, so
 // both sides of the select run), stored as `dtype`.
@@ -125,10 +109,7 @@ BenchResult MeasureCase(const lrelu::BenchCase& c, const BenchConfig& config,
   const unsigned char* copy_src = c.in_place ? third : first;
   auto kernel = [&] { executor.execute(workspace.data(), workspace.size()); };
   auto copy_memcpy = [&] {
-    ParallelCopy(
-        pool, copy_tasks,
-        [](void* d, const void* s, std::size_t n) { std::memcpy(d, s, n); },
-        output, copy_src, bytes);
+    ParallelCopy(pool, copy_tasks, MemcpyCopy, output, copy_src, bytes);
   };
   auto copy_loop = [&] {
     ParallelCopy(pool, copy_tasks, CopyLoop, output, copy_src, bytes);
@@ -153,10 +134,8 @@ BenchResult MeasureCase(const lrelu::BenchCase& c, const BenchConfig& config,
   copy_memcpy();
   copy_loop();
   restore();
-  const double once = std::max(Seconds(1, kernel), 1e-9);
+  r.calls_per_sample = CallsPerSample(Seconds(1, kernel));
   restore();
-  r.calls_per_sample = static_cast<int>(std::min<double>(
-      kMaxCallsPerSample, std::max(1.0, std::ceil(kMinSampleSeconds / once))));
   const bool restore_each_call = c.in_place && r.calls_per_sample > 1;
   auto time_kernel = [&](int calls) {
     if (!restore_each_call) {

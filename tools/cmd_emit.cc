@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "errors.h"
 #include "lrelu/lrelu.hpp"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
@@ -23,10 +24,8 @@ struct EmitArgs {
 };
 
 lrelu::DType ParseDType(const std::string& name) {
-  if (name == "float32") return lrelu::DType::kFloat32;
-  if (name == "float16") return lrelu::DType::kFloat16;
-  if (name == "bfloat16") return lrelu::DType::kBFloat16;
-  if (name == "float64") return lrelu::DType::kFloat64;
+  const lrelu::reference::DTypeTraits* t = lrelu::reference::FindDType(name);
+  if (t != nullptr) return static_cast<lrelu::DType>(t->tag);
   throw UsageError("--dtype " + name +
                    ": use float32, float16, bfloat16 or float64");
 }

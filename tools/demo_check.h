@@ -1,5 +1,5 @@
 // Part 2 of `lrelu demo`: runs the library on generated tensors of every
-// dtype and checks each element against a scalar reference in this tool.
+// dtype and checks each element against the reference oracle (src/reference).
 #ifndef LRELU_TOOLS_DEMO_CHECK_H_
 #define LRELU_TOOLS_DEMO_CHECK_H_
 

@@ -5,11 +5,17 @@
 #include <cstdlib>
 #include <vector>
 
-#include "float_bits.h"
 #include "lrelu/lrelu.hpp"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
+
+using lrelu::reference::BFloat16ToFloat;
+using lrelu::reference::BitCast;
+using lrelu::reference::FloatToBFloat16;
+using lrelu::reference::FloatToHalf;
+using lrelu::reference::HalfToFloat;
 
 // y for float32 x, computed by the library.
 std::vector<float> Apply(std::vector<float> x, double alpha) {
@@ -78,12 +84,12 @@ void PrintExamples() {
                          "tiny negative: alpha * x rounds to -0 (no flush "
                          "of the input)"};
   std::vector<float> values;
-  for (uint32_t bits : specials) values.push_back(BitsToFloat(bits));
+  for (uint32_t bits : specials) values.push_back(BitCast<float>(bits));
   const std::vector<float> results = Apply(values, lrelu::kDefaultAlpha);
   for (std::size_t i = 0; i < specials.size(); ++i) {
     std::printf("     %-7s (0x%08x) -> %-5s (0x%08x)  %s\n",
                 ShortFloat(values[i]).c_str(), specials[i],
-                ShortFloat(results[i]).c_str(), FloatBits(results[i]),
+                ShortFloat(results[i]).c_str(), BitCast<uint32_t>(results[i]),
                 notes[i]);
   }
 }

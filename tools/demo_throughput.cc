@@ -1,18 +1,21 @@
 #include "demo_throughput.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "float_bits.h"
+#include "bench_copy.h"
+#include "bench_timing.h"
 #include "lrelu/lrelu.hpp"
+#include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
+
+using lrelu::reference::FloatToHalf;
 
 constexpr int kSamples = 9;  // odd, for a plain median
 // Each sample moves at least this many elements, so that timer resolution
@@ -20,20 +23,6 @@ constexpr int kSamples = 9;  // odd, for a plain median
 constexpr std::size_t kMinElementsPerSample = std::size_t{4} << 20;
 constexpr std::size_t kSizes[] = {std::size_t{1} << 10, std::size_t{1} << 16,
                                   std::size_t{1} << 20, std::size_t{1} << 24};
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
-template <typename Body>
-double TimeSeconds(int repeats, Body body) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeats; ++i) body();
-  const std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  return elapsed.count();
-}
 
 std::string SizeText(std::size_t elements) {
   if (elements >= (std::size_t{1} << 20)) {
@@ -90,15 +79,15 @@ void RunThroughput(std::size_t threads) {
           static_cast<int>(std::max<std::size_t>(1, kMinElementsPerSample / n));
       auto run_one = [&] { lrelu::leaky_relu(xv, yv, 0.01, one); };
       auto run_all = [&] { lrelu::leaky_relu(xv, yv, 0.01, all); };
-      auto run_copy = [&] { std::memcpy(y.data(), x.data(), n * item); };
+      auto run_copy = [&] { MemcpyCopy(y.data(), x.data(), n * item); };
       run_one();  // warm up caches, pages and the thread pool
       run_all();
       run_copy();
       std::vector<double> t_one, t_all, t_copy;
       for (int s = 0; s < kSamples; ++s) {
-        t_one.push_back(TimeSeconds(repeats, run_one));
-        t_all.push_back(TimeSeconds(repeats, run_all));
-        t_copy.push_back(TimeSeconds(repeats, run_copy));
+        t_one.push_back(Seconds(repeats, run_one));
+        t_all.push_back(Seconds(repeats, run_all));
+        t_copy.push_back(Seconds(repeats, run_copy));
       }
       const double bytes = 2.0 * static_cast<double>(n * item) * repeats;
       const double gbs_one = bytes / Median(t_one) / 1e9;

@@ -33,8 +33,9 @@ bool ParseDtype(const std::string& name, lrelu_dtype_t* dtype);
 // n values uniform in [-1, 1) (about half negative), as bench.json specifies.
 void FillUniform(lrelu_dtype_t dtype, void* x, size_t n, uint64_t seed);
 
-// Values in [-4, 4) with +0, -0, +-inf, +-quiet NaN, a signalling NaN and
-// +-subnormals mixed in: what the correctness pass compares.
+// Values in [-4, 4) with the dtype table's special values (signed zeros,
+// infinities, quiet and signalling NaNs, subnormals, extremes) mixed in:
+// what the correctness pass compares.
 void FillWithSpecials(lrelu_dtype_t dtype, void* x, size_t n, uint64_t seed);
 
 // How a peer's output differs from lrelu's, element by element.

@@ -1,13 +1,16 @@
 // Google Benchmark of lrelu alone: one-call and planned forward, per dtype,
 // size and thread count, with bytes processed (read + write) as the counter.
-// For comparisons with copies and peers use lrelu_bench_peers instead: this
-// binary times lrelu in isolation, without a paired baseline.
+// The copy baselines (memcpy and the copy loop of tools/bench_copy.h, the
+// ones `lrelu bench` and `lrelu demo` use) run over the same sizes and
+// threads, so a ratio is one division. For paired timing against peers use
+// lrelu_bench_peers.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "bench_copy.h"
 #include "lrelu/lrelu.h"
 
 namespace {
@@ -68,6 +71,31 @@ void Forward(benchmark::State& state, lrelu_dtype_t dtype, bool planned) {
                           static_cast<int64_t>(d.bytes));
 }
 
+// The copy of the same bytes, on as many threads as lrelu's plan for them
+// uses (small sizes stay on the calling thread, as lrelu's do).
+void Copy(benchmark::State& state, lrelu_cli::CopyFunction copy) {
+  Data d(LRELU_DTYPE_FLOAT32, static_cast<size_t>(state.range(0)));
+  lrelu_options_t options;
+  lrelu_options_init(&options);
+  options.threads = static_cast<size_t>(state.range(1));
+  lrelu_executor_t* plan = nullptr;
+  size_t ws = 0;
+  if (lrelu_leaky_relu_get_workspace_size(&d.xt, kAlpha, &d.yt, &options, &ws,
+                                          &plan) != LRELU_STATUS_OK) {
+    state.SkipWithError(lrelu_last_error());
+    return;
+  }
+  const size_t tasks = lrelu_executor_tasks(plan);
+  lrelu_executor_destroy(plan);
+  lrelu_cli::WorkerPool pool(tasks > 0 ? tasks - 1 : 0);
+  for (auto _ : state) {
+    lrelu_cli::ParallelCopy(pool, tasks, copy, d.y, d.x, d.bytes);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 *
+                          static_cast<int64_t>(d.bytes));
+}
+
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {int64_t{1} << 10, int64_t{1} << 14, int64_t{1} << 18,
                     int64_t{1} << 22, int64_t{1} << 26}) {
@@ -84,6 +112,9 @@ LRELU_GBENCH(LRELU_DTYPE_FLOAT32, f32)
 LRELU_GBENCH(LRELU_DTYPE_FLOAT16, f16)
 LRELU_GBENCH(LRELU_DTYPE_BFLOAT16, bf16)
 LRELU_GBENCH(LRELU_DTYPE_FLOAT64, f64)
+// Sizes count float32 elements, so bytes match the f32 rows.
+BENCHMARK_CAPTURE(Copy, f32_memcpy, lrelu_cli::MemcpyCopy)->Apply(Sizes);
+BENCHMARK_CAPTURE(Copy, f32_copy_loop, lrelu_cli::CopyLoop)->Apply(Sizes);
 
 }  // namespace
 

@@ -3,31 +3,29 @@
 bfloat16 has no NumPy type: it is stored as uint16 and viewed as
 torch.bfloat16 where a peer needs it.
 """
+import os
+import sys
+
 import numpy as np
+
+# The one Python dtype table and oracle (contract/bits.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "contract"))
+import bits  # noqa: E402  pylint: disable=wrong-import-position
 
 NP_TYPES = {'f32': np.float32, 'f16': np.float16, 'f64': np.float64,
             'bf16': np.uint16}
 UINT = {'f32': np.uint32, 'f16': np.uint16, 'f64': np.uint64,
         'bf16': np.uint16}
-# bits, sign, exponent mask, fraction mask
-LAYOUT = {
-    'f32': (32, 1 << 31, 0x7f800000, 0x7fffff),
-    'f16': (16, 0x8000, 0x7c00, 0x3ff),
-    'bf16': (16, 0x8000, 0x7f80, 0x7f),
-    'f64': (64, 1 << 63, 0x7ff0000000000000, (1 << 52) - 1),
-}
+# Short name -> the dtype table's name.
+NAME = {'f32': 'float32', 'f16': 'float16', 'bf16': 'bfloat16',
+        'f64': 'float64'}
 ALPHA = 0.01
-
-
-def to_bf16_bits(f32):
-    """float32 array -> bfloat16 bits, round to nearest even."""
-    u = f32.astype(np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
 
 
 def from_double(dtype, values):
     if dtype == 'bf16':
-        return to_bf16_bits(values.astype(np.float32))
+        return bits.bf16_round(values.astype(np.float32))
     if dtype == 'f16':
         return values.astype(np.float32).astype(np.float16)
     return values.astype(NP_TYPES[dtype])
@@ -40,45 +38,35 @@ def uniform(dtype, n, seed=1):
 
 
 def with_specials(dtype, n, seed=7):
-    """[-4, 4) with +-0, +-inf, +-qNaN, sNaN and +-subnormals mixed in."""
-    _, sign, exp, frac = LAYOUT[dtype]
-    quiet = exp | ((frac + 1) >> 1)
-    specials = [0, sign, exp, sign | exp, quiet, sign | quiet,
-                exp | ((frac + 1) >> 2), frac, sign | frac, sign | 1]
+    """[-4, 4) with the dtype table's special values mixed in (one element
+    in three), as bench/cpp/data.cc does."""
+    specials = bits.special_bits(NAME[dtype])
     rng = np.random.default_rng(seed)
     x = from_double(dtype, rng.uniform(-4.0, 4.0, n)).view(UINT[dtype]).copy()
     pick = rng.integers(0, 3 * len(specials), n)
     mask = pick < len(specials)
-    x[mask] = np.array(specials, dtype=np.uint64)[pick[mask]].astype(
-        UINT[dtype])
+    x[mask] = specials[pick[mask]]
     return x.view(NP_TYPES[dtype])
 
 
 def reference(dtype, x, alpha=ALPHA):
-    """The contract: x < 0 ? alpha * x : x, product in float32 (float64 for
-    f64) rounded once to the storage type; everything not negative keeps its
-    bits."""
-    if dtype == 'f64':
-        return np.where(x < 0, x * alpha, x)
-    if dtype == 'bf16':
-        wide = (x.astype(np.uint32) << 16).view(np.float32)
-        prod = to_bf16_bits(wide * np.float32(alpha))
-        return np.where(wide < 0, prod, x)
-    wide = x.astype(np.float32)
-    prod = (wide * np.float32(alpha)).astype(NP_TYPES[dtype])
-    return np.where(wide < 0, prod, x)
+    """The contract (contract/bits.py's forward), on x's values."""
+    x_bits = np.ascontiguousarray(x).view(UINT[dtype])
+    y_bits, _ = bits.forward(x_bits, alpha, NAME[dtype])
+    return y_bits.view(NP_TYPES[dtype])
 
 
 def compare(dtype, expected, actual):
     """Counts as in bench/cpp/data.cc: value, NaN-bit, zero-sign diffs."""
-    _, sign, exp, frac = LAYOUT[dtype]
+    exp_bits, man_bits = bits.LAYOUT[NAME[dtype]]
+    sign = 1 << (exp_bits + man_bits)
     u = UINT[dtype]
     e = np.ascontiguousarray(expected).view(u).astype(np.uint64)
     a = np.ascontiguousarray(actual).view(u).astype(np.uint64)
     differ = e != a
     e, a = e[differ], a[differ]
-    e_nan = ((e & exp) == exp) & ((e & frac) != 0)
-    a_nan = ((a & exp) == exp) & ((a & frac) != 0)
+    e_nan = bits.is_nan_bits(e, NAME[dtype])
+    a_nan = bits.is_nan_bits(a, NAME[dtype])
     nan_bits = int(np.sum(e_nan & a_nan))
     nan_lost = int(np.sum(e_nan ^ a_nan))
     numbers = ~e_nan & ~a_nan

@@ -15,6 +15,7 @@
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
 #include "gpu_common/backends.h"
+#include "reference/dtype_traits.h"
 
 struct lrelu_executor {
   lrelu::Plan plan;
@@ -354,35 +355,13 @@ const char* lrelu_status_string(lrelu_status_t status) {
 }
 
 const char* lrelu_dtype_name(lrelu_dtype_t dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return "float32";
-    case LRELU_DTYPE_FLOAT16:
-      return "float16";
-    case LRELU_DTYPE_BFLOAT16:
-      return "bfloat16";
-    case LRELU_DTYPE_FLOAT64:
-      return "float64";
-    default:
-      break;
-  }
-  return nullptr;
+  const lrelu::reference::DTypeTraits* t = lrelu::reference::FindDType(dtype);
+  return t != nullptr ? t->name : nullptr;
 }
 
 size_t lrelu_dtype_size(lrelu_dtype_t dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return 4;
-    case LRELU_DTYPE_FLOAT16:
-      return 2;
-    case LRELU_DTYPE_BFLOAT16:
-      return 2;
-    case LRELU_DTYPE_FLOAT64:
-      return 8;
-    default:
-      break;
-  }
-  return 0;
+  const lrelu::reference::DTypeTraits* t = lrelu::reference::FindDType(dtype);
+  return t != nullptr ? t->size : 0;
 }
 
 const char* lrelu_version(void) { return LRELU_VERSION_STRING; }

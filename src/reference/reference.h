@@ -9,16 +9,9 @@
 #include <cstdint>
 
 #include "lrelu/lrelu.h"
+#include "reference/dtype_traits.h"  // the float16/bfloat16 conversions
 
 namespace lrelu::reference {
-
-// Exact conversions between float32 and the 16-bit storage types. The
-// narrowing ones round to nearest, ties to even, keep subnormals and signed
-// zeros, and map NaN to a quiet NaN of the same sign.
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
-float BFloat16ToFloat(uint16_t b);
-uint16_t FloatToBFloat16(float f);
 
 // One element of the forward pass, on raw storage bits.
 uint32_t ForwardF32(uint32_t x, float alpha);
@@ -36,6 +29,12 @@ uint64_t BackwardF64(uint64_t dy, uint64_t s, double alpha);
 // out may equal v or s. alpha is rounded to float32 for the 32/16-bit types.
 void Apply(lrelu_dtype_t dtype, const void* v, const void* s, void* out,
            size_t n, double alpha);
+
+// Whether `actual` is a correct result for one element, given the oracle's
+// `expected` bits and the element of s: equal bits, with contract v1's one
+// allowance — where s < 0 and the product is a NaN, any NaN is correct.
+bool ElementMatches(lrelu_dtype_t dtype, uint64_t s_bits, uint64_t expected,
+                    uint64_t actual);
 
 }  // namespace lrelu::reference
 

@@ -2,8 +2,14 @@
 by hand (every format version), the numpy oracle and bit-exact comparison."""
 import os
 import subprocess
+import sys
 
 import numpy as np
+
+# The one Python dtype table and oracle (contract/bits.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "contract"))
+import bits  # noqa: E402  pylint: disable=wrong-import-position
 
 # Contract v1 alphas worth testing, as given on the command line.
 ALPHAS = ["0.01", "0.2", "0", "-0.5", "1.5", "inf", "-inf", "nan", "-0"]
@@ -48,63 +54,43 @@ def native_bits(x):
     return raw.astype(UINT[size]).reshape(x.shape)
 
 
+# Storage size -> the dtype name the tool's float files hold.
+DTYPE_OF_SIZE = {2: "float16", 4: "float32", 8: "float64"}
+
+
+def parse_alpha(alpha):
+    """The float an --alpha text means (decimal or C99 hex)."""
+    return float.fromhex(alpha) if "0x" in alpha.lower() else float(alpha)
+
+
 def oracle(x, alpha):
     """Expected bits of y and the mask of elements where the multiply itself
     produced a NaN (there any NaN is right). Pass-through elements keep the
     raw input bits."""
-    size = x.dtype.itemsize
-    native = native_bits(x).view({2: np.float16, 4: np.float32,
-                                  8: np.float64}[size])
-    a = float.fromhex(alpha) if "0x" in alpha.lower() else float(alpha)
-    with np.errstate(all="ignore"):
-        if size == 8:
-            product = np.float64(a) * native
-        elif size == 4:
-            product = np.float32(a) * native
-        else:  # float16: compute in float32, round once (RNE) to float16
-            product = (native.astype(np.float32) * np.float32(a)).astype(np.float16)
-        negative = native < 0
-    expected = np.where(negative, product.view(UINT[size]), native.view(UINT[size]))
-    return expected, negative & np.isnan(product)
+    name = DTYPE_OF_SIZE[x.dtype.itemsize]
+    return bits.forward(native_bits(x), parse_alpha(alpha), name)
 
 
 def assert_bit_exact(x, y, alpha):
     """y (as loaded from the tool's output) is exactly LeakyReLU(x)."""
     assert y.shape == x.shape and y.dtype == x.dtype
-    expected, produced_nan = oracle(x, alpha)
+    name = DTYPE_OF_SIZE[x.dtype.itemsize]
+    x_bits = native_bits(x)
+    expected, _ = oracle(x, alpha)
     got = native_bits(y)
-    size = x.dtype.itemsize
-    got_float = got.view({2: np.float16, 4: np.float32, 8: np.float64}[size])
-    ok = (got == expected) | (produced_nan & np.isnan(got_float))
-    if not ok.all():
-        bad = np.argwhere(~ok)[0]
-        i = tuple(bad)
+    wrong = bits.mismatches(x_bits, expected, got, name)
+    if wrong.size:
+        i = np.unravel_index(wrong[0], x.shape)
         raise AssertionError(
             f"alpha {alpha}, dtype {x.dtype.str}, first mismatch at {i}: "
-            f"x bits {native_bits(x)[i]:#x} -> y bits {got[i]:#x}, "
-            f"expected {expected[i]:#x} ({(~ok).sum()} mismatches)")
+            f"x bits {x_bits[i]:#x} -> y bits {got[i]:#x}, "
+            f"expected {expected[i]:#x} ({wrong.size} mismatches)")
 
 
 def special_values(dtype):
     """Special bit patterns of a float dtype (native), as an array."""
-    size = np.dtype(dtype).itemsize
-    if size == 2:
-        bits = [0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7c01,
-                0xfc01, 0x7d23, 0xfe55, 0x0001, 0x8001, 0x83ff, 0x0400,
-                0x8400, 0x7bff, 0xfbff, 0xbc00, 0x3c00, 0xb800]
-    elif size == 4:
-        bits = [0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000,
-                0xffc00000, 0x7f800001, 0xff800001, 0x7fc12345, 0xffa5a5a5,
-                0x00000001, 0x80000001, 0x807fffff, 0x00800000, 0x80800000,
-                0x7f7fffff, 0xff7fffff, 0xbf800000, 0x3f800000, 0xc0400000]
-    else:
-        bits = [0x0, 0x8000000000000000, 0x7ff0000000000000,
-                0xfff0000000000000, 0x7ff8000000000000, 0xfff8000000000000,
-                0x7ff0000000000001, 0xfff0000000000001, 0x7ff8123456789abc,
-                0x0000000000000001, 0x8000000000000001, 0x800fffffffffffff,
-                0x0010000000000000, 0x8010000000000000, 0x7fefffffffffffff,
-                0xffefffffffffffff, 0xbff0000000000000, 0x3ff0000000000000]
-    return np.array(bits, dtype=UINT[size]).view(np.dtype(dtype).newbyteorder("="))
+    native = np.dtype(dtype).newbyteorder("=")
+    return bits.special_bits(DTYPE_OF_SIZE[native.itemsize]).view(native)
 
 
 def make_input(dtype, shape, seed=0):

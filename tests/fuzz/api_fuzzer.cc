@@ -106,23 +106,9 @@ void Fill(std::vector<unsigned char>& arena, uint64_t seed) {
   }
 }
 
-bool IsNaN(lrelu_dtype_t dtype, uint64_t bits) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return (bits & 0x7fffffffu) > 0x7f800000u;
-    case LRELU_DTYPE_FLOAT16:
-      return (bits & 0x7fffu) > 0x7c00u;
-    case LRELU_DTYPE_BFLOAT16:
-      return (bits & 0x7fffu) > 0x7f80u;
-    default:
-      return (bits & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
-  }
-}
-
-bool IsNegative(lrelu_dtype_t dtype, uint64_t bits, size_t elem) {
-  const uint64_t sign = uint64_t{1} << (elem * 8 - 1);
-  return (bits & sign) != 0 && (bits & (sign - 1)) != 0 && !IsNaN(dtype, bits);
-}
+// The dtype table's bit tests (src/reference/dtype_traits.h).
+using reference::IsNaNBits;
+using reference::IsNegativeBits;
 
 uint64_t Load(const unsigned char* p, size_t elem) {
   uint64_t bits = 0;
@@ -202,15 +188,15 @@ void CheckResult(const ApiCase& c, const Verdict& v,
     const uint64_t want = Load(expected, elem);
     const uint64_t got = Load(&arena[oo], elem);
     const uint64_t s_bits = Load(&before[so], elem);
-    const bool nan_ok = IsNegative(dtype, s_bits, elem) && IsNaN(dtype, want) &&
-                        IsNaN(dtype, got);
+    const bool nan_ok = IsNegativeBits(dtype, s_bits) &&
+                        IsNaNBits(dtype, want) && IsNaNBits(dtype, got);
     // Known bug (docs/errors.md): clang builds quiet signalling NaNs that
     // should pass through. Tolerated only when asked, to fuzz past it.
     const uint64_t quiet_bit = elem == 8   ? uint64_t{1} << 51
                                : elem == 4 ? uint64_t{1} << 22
                                            : 0;
     const bool known_bug = TolerateKnownBugs() && quiet_bit != 0 &&
-                           IsNaN(dtype, want) && (want | quiet_bit) == got;
+                           IsNaNBits(dtype, want) && (want | quiet_bit) == got;
     if (got != want && !nan_ok && !known_bug) {
       const Effective eff = EffectiveOptions(c);
       char line[320];
@@ -302,14 +288,14 @@ int Run(const uint8_t* data, size_t size) {
   // The options at the front of a zeroed buffer as large as struct_size
   // says (up to a bit past the documented maximum, beyond which the library
   // must not read): a newer caller's struct with unknown fields zero.
-  std::vector<unsigned char> options_buffer(
-      std::max<size_t>(sizeof(options),
-                       std::min<size_t>(c.struct_size,
-                                        LRELU_OPTIONS_MAX_STRUCT_SIZE + 16)));
+  std::vector<unsigned char> options_buffer(std::max<size_t>(
+      sizeof(options),
+      std::min<size_t>(c.struct_size, LRELU_OPTIONS_MAX_STRUCT_SIZE + 16)));
   std::memcpy(options_buffer.data(), &options, sizeof(options));
-  const auto* opts = c.null_options ? nullptr
-                                    : reinterpret_cast<const lrelu_options_t*>(
-                                          options_buffer.data());
+  const auto* opts =
+      c.null_options
+          ? nullptr
+          : reinterpret_cast<const lrelu_options_t*>(options_buffer.data());
   if (v.plan_only) {
     // Outside the arena: only the planning call, which must refuse.
     size_t workspace = 0;

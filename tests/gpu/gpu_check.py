@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Python half of scripts/gpu-check.sh: liblrelu's CUDA backend called from
 Python on caller-owned device memory (torch tensors), and timed against
-torch and Triton. The NumPy statement of contract v1 below is the oracle;
-`self-test` checks it against liblrelu's CPU backend (no GPU needed, CI).
+torch and Triton. contract/bits.py, the NumPy statement of contract v1, is
+the oracle; `self-test` checks it against liblrelu's CPU backend (no GPU
+needed, CI).
 
   gpu_check.py self-test LIBLRELU
   gpu_check.py interop LIBLRELU      torch tensors, streams, in place,
@@ -22,71 +23,38 @@ import sys
 
 import numpy as np
 
+# The one Python dtype table and oracle (contract/bits.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "contract"))
+import bits  # noqa: E402  pylint: disable=wrong-import-position
+
 F32, F16, BF16, F64 = 1, 2, 3, 4
-NAMES = {F32: "float32", F16: "float16", BF16: "bfloat16", F64: "float64"}
-BITS = {F32: np.uint32, F16: np.uint16, BF16: np.uint16, F64: np.uint64}
+NAMES = bits.NAMES
+BITS = {tag: bits.utype(name) for tag, name in NAMES.items()}
 ALPHAS = [0.01, 0.2, 0.0, -0.5, 1.5, float("inf"), float("-inf"), float("nan"),
           -0.0, 1e-30, 3e38]
 
 
 # ------------------------------------------------------------ reference
-
-def sign_mag_inf(dtype):
-    return {F32: (31, 0x7fffffff, 0x7f800000), F16: (15, 0x7fff, 0x7c00),
-            BF16: (15, 0x7fff, 0x7f80),
-            F64: (63, 0x7fffffffffffffff, 0x7ff0000000000000)}[dtype]
-
+# The oracle, the bit tests and the special values are contract/bits.py's.
 
 def is_nan(dtype, b):
-    _, mag, inf = sign_mag_inf(dtype)
-    return (b & BITS[dtype](mag)) > BITS[dtype](inf)
-
-
-def negative(dtype, b):
-    shift, mag, inf = sign_mag_inf(dtype)
-    t = BITS[dtype]
-    m = b & t(mag)
-    return ((b >> t(shift)) == 1) & (m != 0) & (m <= t(inf))
+    return bits.is_nan_bits(b, NAMES[dtype])
 
 
 def reference(dtype, v, s, alpha):
     """out = s < 0 ? alpha * v : v on raw bits (contract v1)."""
-    with np.errstate(all="ignore"):
-        if dtype == F32:
-            p = (v.view(np.float32) * np.float32(alpha)).view(np.uint32)
-        elif dtype == F16:
-            p = (v.view(np.float16).astype(np.float32) * np.float32(alpha)) \
-                .astype(np.float16).view(np.uint16)
-        elif dtype == BF16:
-            u = ((v.astype(np.uint32) << 16).view(np.float32) * np.float32(alpha)).view(np.uint32)
-            rne = (u + 0x7fff + ((u >> 16) & 1)) >> 16
-            nan = (u & 0x7fffffff) > 0x7f800000
-            p = np.where(nan, (u >> 16) | 0x40, rne).astype(np.uint16)
-        else:
-            p = (v.view(np.float64) * np.float64(alpha)).view(np.uint64)
-    return np.where(negative(dtype, s), p, v).astype(BITS[dtype])
+    return bits.backward(v, s, alpha, NAMES[dtype])[0]
 
 
 def mismatches(dtype, v, s, got, expected):
     """Indices that differ, allowing any NaN where the product made one."""
-    ok = (got == expected) | (is_nan(dtype, got) & is_nan(dtype, expected) & negative(dtype, s))
-    return np.flatnonzero(~ok)
+    del v  # the allowance depends on s and the oracle's result only
+    return bits.mismatches(s, expected, got, NAMES[dtype])
 
 
 def specials(dtype):
-    if dtype == F32:
-        return [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
-                0x7f800001, 0xff800001, 1, 0x80000001, 0x807fffff, 0x00800000,
-                0x80800000, 0x7f7fffff, 0xff7fffff, 0xbf800000, 0xbe99999a]
-    if dtype == F64:
-        return [0, 1 << 63, 0x7ff0000000000000, 0xfff0000000000000,
-                0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001, 1,
-                0x8000000000000001, 0x800fffffffffffff, 0xffefffffffffffff,
-                0xbff0000000000000]
-    inf = 0x7c00 if dtype == F16 else 0x7f80
-    return [0, 0x8000, inf, inf | 0x8000, inf | 0x200, inf | 0x8001, inf | 1, 1,
-            0x8001, 0x83ff, 0x807f, 0x0400, 0x8400, inf - 1, (inf - 1) | 0x8000,
-            0xbc00, 0xbf80]
+    return bits.special_bits(NAMES[dtype]).tolist()
 
 
 def random_bits(dtype, n, rng):

@@ -1,23 +1,30 @@
-"""An independent NumPy oracle for lrelu contract v1, on raw bits.
+"""Python's one deliberately independent second oracle for contract v1.
 
-It shares nothing with the library: float16 rounding is NumPy's, bfloat16
-widening and rounding are done here on integers. Products that are NaN
-(alpha NaN, -inf * 0) may be any NaN, so the oracle returns where that is
-allowed alongside the expected bits.
+contract/bits.py is the oracle the contract files are generated with, so a
+mistake there would be frozen into the files the library is tested against.
+The arithmetic below (widening, the multiply, float16 and bfloat16 rounding)
+is written separately from it on purpose, and the Python tests check the
+library against this one: a slip in either shows up as a failure. Only the
+dtype table and the special values are shared (contract/bits.py), as they
+are data, not arithmetic. Products that are NaN (alpha NaN, -inf * 0) may be
+any NaN, so the oracle returns where that is allowed alongside the bits.
 """
+import os
+import sys
+
 import numpy as np
 
-STORAGE = {
-    "float16": (np.float16, np.uint16),
-    "bfloat16": (None, np.uint16),
-    "float32": (np.float32, np.uint32),
-    "float64": (np.float64, np.uint64),
-}
-DTYPES = tuple(STORAGE)
+# The dtype table and special values (contract/bits.py): found next to the
+# tests both in a build tree and when scripts/test-wheel.sh runs them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, os.pardir, "contract"))
+import bits as contract_bits  # noqa: E402  pylint: disable=wrong-import-position
+
+DTYPES = contract_bits.DTYPES
 
 
 def uint_type(dtype_name):
-    return STORAGE[dtype_name][1]
+    return contract_bits.utype(dtype_name)
 
 
 def to_compute(bits, dtype_name):
@@ -26,7 +33,7 @@ def to_compute(bits, dtype_name):
         return (bits.astype(np.uint32) << 16).view(np.float32)
     if dtype_name == "float64":
         return bits.view(np.float64)
-    return bits.view(STORAGE[dtype_name][0]).astype(np.float32)
+    return bits.view(np.dtype(dtype_name)).astype(np.float32)
 
 
 def round_to_storage(values, dtype_name):
@@ -96,33 +103,7 @@ def special_bits(dtype_name):
     if dtype_name in ("float16", "bfloat16"):
         # Every 16-bit pattern: exhaustive.
         return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
-    if dtype_name == "float32":
-        patterns = [
-            0x00000000, 0x80000000, 0x7F800000, 0xFF800000,  # +-0, +-inf
-            0x7FC00000, 0x7FC12345, 0xFFC00000, 0xFFC54321,  # quiet NaNs
-            0x7F800001, 0x7FA00000, 0xFF800001, 0xFFB00123,  # signalling
-            0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF,  # subnormals
-            0x00800000, 0x80800000, 0x7F7FFFFF, 0xFF7FFFFF,  # min/max normal
-            0x3F800000, 0xBF800000, 0xBFC00000, 0xC0490FDB,  # 1, -1, -1.5, -pi
-            0x80400000, 0x80000003, 0x81000001, 0xFE800000,  # near underflow
-        ]
-        return np.array(patterns, dtype=np.uint32)
-    patterns = [
-        0x0000000000000000, 0x8000000000000000,
-        0x7FF0000000000000, 0xFFF0000000000000,
-        0x7FF8000000000000, 0x7FF8000000012345,
-        0xFFF8000000000000, 0xFFF8000000054321,
-        0x7FF0000000000001, 0x7FF4000000000000,
-        0xFFF0000000000001, 0xFFF4000000000123,
-        0x0000000000000001, 0x8000000000000001,
-        0x000FFFFFFFFFFFFF, 0x800FFFFFFFFFFFFF,
-        0x0010000000000000, 0x8010000000000000,
-        0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF,
-        0x3FF0000000000000, 0xBFF0000000000000,
-        0xBFF8000000000000, 0xC00921FB54442D18,
-        0x8008000000000000, 0x8000000000000003,
-    ]
-    return np.array(patterns, dtype=np.uint64)
+    return contract_bits.special_bits(dtype_name)
 
 
 def random_bits(dtype_name, n, rng):

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lrelu/lrelu.h"
+#include "reference/reference.h"
 
 namespace lrelu::testing {
 
@@ -20,13 +21,14 @@ namespace lrelu::testing {
 std::vector<unsigned char> RandomBits(lrelu_dtype_t dtype, size_t n,
                                       std::mt19937_64& rng);
 
-// Special bit patterns of a dtype (as uint64_t, low bits used).
-std::vector<uint64_t> SpecialBits(lrelu_dtype_t dtype);
-
-bool IsNaNBits(lrelu_dtype_t dtype, uint64_t bits);
-bool IsNegativeBits(lrelu_dtype_t dtype, uint64_t bits);  // value < 0
-uint64_t LoadBits(lrelu_dtype_t dtype, const void* base, size_t i);
-void StoreBits(lrelu_dtype_t dtype, void* base, size_t i, uint64_t bits);
+// The dtype table's bit helpers and special values, and the oracle's
+// element comparison (src/reference), under the names the tests use.
+using reference::ElementMatches;
+using reference::IsNaNBits;
+using reference::IsNegativeBits;
+using reference::LoadBits;
+using reference::SpecialBits;
+using reference::StoreBits;
 
 // Checks actual[i] against the oracle for out = s < 0 ? alpha * v : v over
 // n contiguous elements. Returns "" when all match, else a description of
@@ -34,10 +36,6 @@ void StoreBits(lrelu_dtype_t dtype, void* base, size_t i, uint64_t bits);
 std::string CompareWithReference(lrelu_dtype_t dtype, const void* v,
                                  const void* s, const void* actual, size_t n,
                                  double alpha);
-
-// Checks one element given the expected (oracle) bits.
-bool ElementMatches(lrelu_dtype_t dtype, uint64_t s_bits, uint64_t expected,
-                    uint64_t actual);
 
 std::vector<lrelu_dtype_t> AllDTypes();
 

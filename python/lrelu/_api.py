@@ -15,10 +15,12 @@ class _TorchCall:
     is imported (never imports torch itself)."""
     tensor_type = None
     function = None  # lrelu.torch.call: out= and the other keywords
+    out = None  # lrelu.torch.call_out: out= alone, a float alpha
     leaky_relu = None  # lrelu.torch.leaky_relu: no keywords
 
 
 _torch_call = _TorchCall()
+_ufunc = _lrelu.ufunc
 
 
 def cpu_targets():
@@ -47,7 +49,8 @@ def _prelu_out(x, alpha, ufunc_kwargs):
     return out
 
 
-def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
+def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
+               **ufunc_kwargs):
     """y = x < 0 ? alpha * x : x, bit for bit (lrelu contract v1).
 
     x: a NumPy array or scalar, anything with __array_ufunc__ (dask.array,
@@ -68,6 +71,20 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
+    if threads is None and not ufunc_kwargs:
+        # The common calls, straight to the ufunc or lrelu.torch: this
+        # wrapper's own cost is much of a small call's time (out= is a
+        # parameter so that these calls build no keyword dict).
+        if type(x) is np.ndarray and type(alpha) is not np.ndarray:
+            if out is None:
+                return _ufunc(x, alpha)
+            return _ufunc(x, alpha, out=out)
+        if type(x) is _torch_call.tensor_type and type(alpha) is float:
+            if out is None:
+                return _torch_call.leaky_relu(x, alpha)
+            return _torch_call.out(x, alpha, out)
+    if out is not None:
+        ufunc_kwargs["out"] = out
     if (type(alpha) is np.ndarray and alpha.ndim > 0
             and type(x) is np.ndarray and _prelu.routes(x, alpha)):
         # An array alpha that broadcasts to x: one PReLU call, blockwise,
@@ -76,13 +93,9 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
         if out is not False:
             return _prelu.prelu(x, alpha, threads=threads, out=out)
     if threads is None:
-        # The common calls, straight to the ufunc or lrelu.torch: this
-        # wrapper's own cost is most of a small call's time.
         if type(x) is np.ndarray:
             return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
         if type(x) is _torch_call.tensor_type and type(alpha) is float:
-            if not ufunc_kwargs:
-                return _torch_call.leaky_relu(x, alpha)
             return _torch_call.function(x, alpha, **ufunc_kwargs)
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):

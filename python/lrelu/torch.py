@@ -76,26 +76,63 @@ def _check_writable(t, name):
             f"pass a tensor without it (t.resolve_neg())")
 
 
+def _write(x, alpha, y, name, bump):
+    """y = leaky_relu(x) into the existing y (may be x: in place); with bump,
+    y's version counter goes up once, as torch's own in-place ops do.
+
+    Checked before anything is written: x's and y's dtype and device, y's
+    shape and lazy negation (the conjugate bit exists on complex tensors
+    only, which the dtype check refuses)."""
+    code = _DTYPES.get(x.dtype) if x.is_cpu else None
+    if code is None:
+        code = _dtype_code(x, "x")  # raises
+    if y is not x:
+        if y.dtype is not x.dtype:
+            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
+                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
+        if not y.is_cpu:
+            _dtype_code(y, name)  # raises
+        if y.shape != x.shape:
+            raise ValueError(
+                f"lrelu: y has shape {tuple(y.shape)} but x has "
+                f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
+        if y.is_neg():
+            _check_writable(y, name)  # raises
+        if x.is_neg():
+            x = x.resolve_neg()
+    elif x.is_neg():
+        _check_writable(y, name)  # raises
+    if bump:
+        # copy_ of a tensor onto itself moves no data (ATen returns at once
+        # for the same tensor) but is an in-place op: the dispatcher bumps
+        # the version counter, and refuses an inference tensor outside
+        # InferenceMode with torch's own error, before lrelu writes. torch
+        # 1.13 has no public call that bumps it alone; this is its cheapest
+        # in-place op (the lrelu::leaky_relu_ operator would not do: the
+        # ADInplaceOrView key falls through for Python-registered ops).
+        y.copy_(y)
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                 y.stride(), alpha)
+
+
 def _bump_version(t):
     # What torch's own in-place ops do, so that autograd notices the write
-    # (copy_ from itself moves no data).
+    # (see _write).
     t.copy_(t)
 
 
 def _forward_into(x, alpha, y, y_checked=False):
     """y = leaky_relu(x) into the existing y (may be x: in place)."""
-    code = _DTYPES.get(x.dtype) if x.is_cpu else None
-    if code is None:
-        code = _dtype_code(x, "x")  # raises
-    if not y_checked:
-        if y.dtype != x.dtype:
-            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
-                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
-        _dtype_code(y, "y")
-    if x.is_neg():
-        x = x.resolve_neg()
-    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
-                 y.stride(), alpha)
+    if y_checked:  # a y fresh from empty_like(x)
+        code = _DTYPES.get(x.dtype) if x.is_cpu else None
+        if code is None:
+            code = _dtype_code(x, "x")  # raises
+        if x.is_neg():
+            x = x.resolve_neg()
+        _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                     y.stride(), alpha)
+    else:
+        _write(x, alpha, y, "y", False)
 
 
 def _backward_into(dy, s, alpha, from_output, dx):
@@ -209,16 +246,24 @@ def _backward(dy, s, alpha, from_output):
 
 
 def _forward_autograd(x, negative_slope=0.01):
-    if _needs_grad(x):
+    # What torch.ops.lrelu.leaky_relu runs first: the common case (no
+    # gradient) inline, one Python frame.
+    if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, False)
-    return _forward_kernel(x, negative_slope)
+    y = _empty_like(x)
+    code = _DTYPES.get(x.dtype) if x.is_cpu else None
+    if code is None or x.is_neg():
+        _forward_into(x, float(negative_slope), y, y_checked=True)
+        return y
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                 y.stride(), negative_slope)
+    return y
 
 
 def _forward_inplace_autograd(x, negative_slope=0.01):
-    if _needs_grad(x):
+    if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, True)
-    _forward_inplace_kernel(x, negative_slope)
-    _bump_version(x)
+    _write(x, float(negative_slope), x, "x", True)
     return x
 
 
@@ -307,18 +352,19 @@ def call(x, alpha, out=None, **ufunc_kwargs):
             f"out= only")
     if out is None:
         return leaky_relu(x, alpha)
-    _refuse_tracing("leaky_relu")
-    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
+    return call_out(x, float(alpha), out)
+
+
+def call_out(x, alpha, out):
+    """lrelu.leaky_relu(x, alpha, out=out): x a torch tensor, alpha a
+    float."""
+    if _tracing_state() is not None:
+        _refuse_tracing("leaky_relu")
+    if (x.requires_grad or out.requires_grad) and _grad_enabled():
         raise RuntimeError(
             "lrelu.leaky_relu(out=...) does not support automatic "
             "differentiation; use lrelu.torch.leaky_relu or detach first")
-    _check_writable(out, "out")
-    if out.shape != x.shape:
-        raise ValueError(
-            f"lrelu: y has shape {tuple(out.shape)} but x has "
-            f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
-    _forward_into(x, float(alpha), out)
-    _bump_version(out)
+    _write(x, alpha, out, "out", True)
     return out
 
 
@@ -347,6 +393,7 @@ def call_backward(dy, s, alpha, from_output, out=None):
 
 _api._torch_call.tensor_type = torch.Tensor
 _api._torch_call.function = call
+_api._torch_call.out = call_out
 _api._torch_call.leaky_relu = leaky_relu
 
 

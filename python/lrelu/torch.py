@@ -33,6 +33,7 @@ __all__ = ["LeakyReLU", "LeakyReLUFunction", "PReLU", "PReLUFunction",
 
 # Looked up once: these run on every small call.
 _forward_raw = _lrelu.forward_raw
+_forward_torch = _lrelu.forward_torch
 _empty_like = torch.empty_like
 _tracing_state = torch._C._get_tracing_state
 _grad_enabled = torch.is_grad_enabled
@@ -43,6 +44,10 @@ _DTYPES = {
     torch.bfloat16: _lrelu.DTYPE_BFLOAT16,
     torch.float64: _lrelu.DTYPE_FLOAT64,
 }
+
+
+_lrelu.set_torch_dtypes(torch.float32, torch.float16, torch.bfloat16,
+                        torch.float64)
 
 
 def _dtype_code(t, name):
@@ -83,16 +88,18 @@ def _write(x, alpha, y, name, bump):
     Checked before anything is written: x's and y's dtype and device, y's
     shape and lazy negation (the conjugate bit exists on complex tensors
     only, which the dtype check refuses)."""
-    code = _DTYPES.get(x.dtype) if x.is_cpu else None
+    dtype = x.dtype
+    code = _DTYPES.get(dtype) if x.is_cpu else None
     if code is None:
         code = _dtype_code(x, "x")  # raises
+    shape = x.shape
     if y is not x:
-        if y.dtype is not x.dtype:
+        if y.dtype is not dtype:
             raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
                             f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
         if not y.is_cpu:
             _dtype_code(y, name)  # raises
-        if y.shape != x.shape:
+        if y.shape != shape:
             raise ValueError(
                 f"lrelu: y has shape {tuple(y.shape)} but x has "
                 f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
@@ -111,7 +118,7 @@ def _write(x, alpha, y, name, bump):
         # in-place op (the lrelu::leaky_relu_ operator would not do: the
         # ADInplaceOrView key falls through for Python-registered ops).
         y.copy_(y)
-    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, shape, x.stride(),
                  y.stride(), alpha)
 
 
@@ -251,19 +258,16 @@ def _forward_autograd(x, negative_slope=0.01):
     if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, False)
     y = _empty_like(x)
-    code = _DTYPES.get(x.dtype) if x.is_cpu else None
-    if code is None or x.is_neg():
+    if not _forward_torch(x, y, negative_slope, False, True):
         _forward_into(x, float(negative_slope), y, y_checked=True)
-        return y
-    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
-                 y.stride(), negative_slope)
     return y
 
 
 def _forward_inplace_autograd(x, negative_slope=0.01):
     if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, True)
-    _write(x, float(negative_slope), x, "x", True)
+    if not _forward_torch(x, x, negative_slope, True):
+        _write(x, float(negative_slope), x, "x", True)
     return x
 
 
@@ -316,7 +320,8 @@ def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
         if x.requires_grad and _grad_enabled():
             return LeakyReLUFunction.apply(x, negative_slope, False)
         y = _empty_like(x)
-        _forward_into(x, float(negative_slope), y, y_checked=True)
+        if not _forward_torch(x, y, negative_slope, False, True):
+            _forward_into(x, float(negative_slope), y, y_checked=True)
         return y
 
 
@@ -364,7 +369,10 @@ def call_out(x, alpha, out):
         raise RuntimeError(
             "lrelu.leaky_relu(out=...) does not support automatic "
             "differentiation; use lrelu.torch.leaky_relu or detach first")
-    _write(x, alpha, out, "out", True)
+    # The common case in one C call (no lazy negation, rank <= 8, ...);
+    # _write does the same with every check and message.
+    if not _forward_torch(x, out, alpha, True):
+        _write(x, alpha, out, "out", True)
     return out
 
 

@@ -21,6 +21,7 @@ class _TorchCall:
 
 _torch_call = _TorchCall()
 _ufunc = _lrelu.ufunc
+_forward = _lrelu.forward
 
 
 def cpu_targets():
@@ -78,6 +79,18 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
         if type(x) is np.ndarray and type(alpha) is not np.ndarray:
             if out is None:
                 return _ufunc(x, alpha)
+            if type(out) is np.ndarray and type(alpha) is float:
+                # One library call without NumPy's ufunc machinery (most of
+                # a small call's time): the same bits, since the ufunc's
+                # loop makes this very call. What the library refuses, before
+                # writing anything (another dtype or shape to broadcast or
+                # cast to, a read-only or byte-swapped out, overlap NumPy
+                # resolves by copying), is left to the ufunc.
+                try:
+                    _forward(x, alpha, out)
+                    return out
+                except (TypeError, ValueError, OverflowError):
+                    pass
             return _ufunc(x, alpha, out=out)
         if type(x) is _torch_call.tensor_type and type(alpha) is float:
             if out is None:

@@ -27,6 +27,13 @@ import lrelu.torch
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
 
+# The floor of a torch.library operator with a Python kernel in torch 1.13:
+# one that returns its input, called the way torch.ops.lrelu.* are.
+_PROBE = torch.library.Library("lrelu_bench_probe", "DEF")
+_PROBE.define("noop(Tensor x, float negative_slope=0.01) -> Tensor")
+_PROBE.impl("noop", lambda x, negative_slope=0.01: x, "CPU")
+_PROBE.impl("noop", lambda x, negative_slope=0.01: x, "Autograd")
+
 
 def batch_us(function, calls, clock):
     start = clock()
@@ -62,6 +69,9 @@ def groups(elements):
             "lrelu.leaky_relu(x)": lambda: lrelu.leaky_relu(x, 0.1),
             "torch.ops.lrelu.leaky_relu(x)":
                 lambda: torch.ops.lrelu.leaky_relu(x, 0.1),
+            "(floor: a no-op Python operator)":
+                lambda: torch.ops.lrelu_bench_probe.noop(x, 0.1),
+            "(floor: torch.empty_like(x))": lambda: torch.empty_like(x),
         }),
         "out=": ("leaky_relu(x, out=y)", lambda: aten(x, 0.1, out=out), {
             "lrelu.leaky_relu(x, out=y)":

@@ -16,7 +16,7 @@ class _TorchCall:
     tensor_type = None
     function = None  # lrelu.torch.call: out= and the other keywords
     out = None  # lrelu.torch.call_out: out= alone, a float alpha
-    leaky_relu = None  # lrelu.torch.leaky_relu: no keywords
+    leaky_relu = None  # lrelu.torch._eager_leaky_relu: no keywords
 
 
 _torch_call = _TorchCall()

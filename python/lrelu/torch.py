@@ -325,6 +325,18 @@ def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
         return y
 
 
+def _eager_leaky_relu(x, alpha):
+    """lrelu.leaky_relu(x, alpha) for x of type torch.Tensor and a float
+    alpha: leaky_relu's eager path without its checks for scripting and
+    subclasses."""
+    if _tracing_state() is not None or (x.requires_grad and _grad_enabled()):
+        return leaky_relu(x, alpha)
+    y = _empty_like(x)
+    if not _forward_torch(x, y, alpha, False, True):
+        _forward_into(x, alpha, y, y_checked=True)
+    return y
+
+
 def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
                         negative_slope: float = 0.01,
                         from_output: bool = False) -> torch.Tensor:
@@ -402,7 +414,7 @@ def call_backward(dy, s, alpha, from_output, out=None):
 _api._torch_call.tensor_type = torch.Tensor
 _api._torch_call.function = call
 _api._torch_call.out = call_out
-_api._torch_call.leaky_relu = leaky_relu
+_api._torch_call.leaky_relu = _eager_leaky_relu
 
 
 class LeakyReLU(torch.nn.Module):

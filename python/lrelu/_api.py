@@ -22,6 +22,7 @@ class _TorchCall:
 _torch_call = _TorchCall()
 _ufunc = _lrelu.ufunc
 _forward = _lrelu.forward
+_forward_torch_out = _lrelu.forward_torch_out
 
 
 def cpu_targets():
@@ -95,6 +96,8 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
         if type(x) is _torch_call.tensor_type and type(alpha) is float:
             if out is None:
                 return _torch_call.leaky_relu(x, alpha)
+            if _forward_torch_out(x, alpha, out):  # the common case in C
+                return out
             return _torch_call.out(x, alpha, out)
     if out is not None:
         ufunc_kwargs["out"] = out

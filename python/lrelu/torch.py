@@ -46,8 +46,8 @@ _DTYPES = {
 }
 
 
-_lrelu.set_torch_dtypes(torch.float32, torch.float16, torch.bfloat16,
-                        torch.float64)
+_lrelu.set_torch(torch.float32, torch.float16, torch.bfloat16, torch.float64,
+                 _tracing_state, _grad_enabled)
 
 
 def _dtype_code(t, name):

@@ -203,13 +203,22 @@ const lrelu_dtype_t kTorchDtypeCodes[kTorchDtypes] = {
     LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16,
     LRELU_DTYPE_FLOAT64};
 
-void SetTorchDtypes(nb::handle float32, nb::handle float16, nb::handle bfloat16,
-                    nb::handle float64) {
+// torch._C._get_tracing_state and torch.is_grad_enabled.
+PyObject* torch_tracing_state = nullptr;
+PyObject* torch_grad_enabled = nullptr;
+
+void SetTorch(nb::handle float32, nb::handle float16, nb::handle bfloat16,
+              nb::handle float64, nb::handle tracing_state,
+              nb::handle grad_enabled) {
   const nb::handle dtypes[kTorchDtypes] = {float32, float16, bfloat16, float64};
   for (int i = 0; i < kTorchDtypes; ++i) {
     Py_XDECREF(torch_dtypes[i]);
     torch_dtypes[i] = dtypes[i].inc_ref().ptr();
   }
+  Py_XDECREF(torch_tracing_state);
+  torch_tracing_state = tracing_state.inc_ref().ptr();
+  Py_XDECREF(torch_grad_enabled);
+  torch_grad_enabled = grad_enabled.inc_ref().ptr();
 }
 
 nb::object Attr(nb::handle object, PyObject* name) {
@@ -327,6 +336,34 @@ bool ForwardTorch(nb::handle x, nb::handle y, double alpha, bool bump,
   return true;
 }
 
+// lrelu.leaky_relu(x, alpha, out=y) for torch tensors: ForwardTorch with
+// the bump, unless a tracer runs (the write would not be traced) or a
+// gradient is wanted (out= has none); false in those cases too, having done
+// nothing, and lrelu.torch.call_out then refuses with its message.
+bool ForwardTorchOut(nb::handle x, double alpha, nb::handle y) {
+  if (torch_tracing_state == nullptr || torch_grad_enabled == nullptr) {
+    return false;  // lrelu.torch not imported
+  }
+  static PyObject* requires_grad = PyUnicode_InternFromString("requires_grad");
+  const nb::object tracing =
+      nb::steal(PyObject_CallNoArgs(torch_tracing_state));
+  if (tracing.ptr() != Py_None) {
+    PyErr_Clear();
+    return false;
+  }
+  if (Attr(x, requires_grad).ptr() != Py_False ||
+      Attr(y, requires_grad).ptr() != Py_False) {
+    PyErr_Clear();
+    const nb::object enabled =
+        nb::steal(PyObject_CallNoArgs(torch_grad_enabled));
+    if (enabled.ptr() != Py_False) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return ForwardTorch(x, y, alpha, /*bump=*/true, /*y_fresh=*/false);
+}
+
 std::vector<std::string> CpuTargets() {
   std::vector<std::string> names;
   for (size_t i = 0; i < lrelu_cpu_target_count(); ++i) {
@@ -388,10 +425,17 @@ NB_MODULE(_lrelu, m) {
         nb::arg("dy_strides"), nb::arg("s_strides"), nb::arg("dx_strides"),
         nb::arg("alpha"), nb::arg("from_output"),
         "backward on memory given as addresses (see forward_raw).");
-  m.def("set_torch_dtypes", &lp::SetTorchDtypes, nb::arg("float32"),
-        nb::arg("float16"), nb::arg("bfloat16"), nb::arg("float64"),
-        "torch's dtype objects, for forward_torch (lrelu.torch registers "
+  m.def("set_torch", &lp::SetTorch, nb::arg("float32"), nb::arg("float16"),
+        nb::arg("bfloat16"), nb::arg("float64"), nb::arg("tracing_state"),
+        nb::arg("grad_enabled"),
+        "torch's dtype objects, torch._C._get_tracing_state and "
+        "torch.is_grad_enabled, for forward_torch (lrelu.torch registers "
         "them; the extension never imports torch).");
+  m.def("forward_torch_out", &lp::ForwardTorchOut, nb::arg("x"),
+        nb::arg("alpha"), nb::arg("y"),
+        "forward_torch(x, y, alpha, bump=True) for lrelu.leaky_relu(x, out=y)"
+        ": also False, having done nothing, while a tracer runs or when a "
+        "gradient is wanted.");
   m.def("forward_torch", &lp::ForwardTorch, nb::arg("x"), nb::arg("y"),
         nb::arg("alpha"), nb::arg("bump"), nb::arg("y_fresh") = false,
         "forward on torch tensors read through their attributes; with bump, "

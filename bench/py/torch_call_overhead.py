@@ -33,6 +33,9 @@ _PROBE = torch.library.Library("lrelu_bench_probe", "DEF")
 _PROBE.define("noop(Tensor x, float negative_slope=0.01) -> Tensor")
 _PROBE.impl("noop", lambda x, negative_slope=0.01: x, "CPU")
 _PROBE.impl("noop", lambda x, negative_slope=0.01: x, "Autograd")
+_PROBE.define("alloc(Tensor x, float negative_slope=0.01) -> Tensor")
+_PROBE.impl("alloc", lambda x, negative_slope=0.01: torch.empty_like(x),
+            "Autograd")
 
 
 def batch_us(function, calls, clock):
@@ -71,6 +74,8 @@ def groups(elements):
                 lambda: torch.ops.lrelu.leaky_relu(x, 0.1),
             "(floor: a no-op Python operator)":
                 lambda: torch.ops.lrelu_bench_probe.noop(x, 0.1),
+            "(floor: an operator that allocates)":
+                lambda: torch.ops.lrelu_bench_probe.alloc(x, 0.1),
             "(floor: torch.empty_like(x))": lambda: torch.empty_like(x),
         }),
         "out=": ("leaky_relu(x, out=y)", lambda: aten(x, 0.1, out=out), {

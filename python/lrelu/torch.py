@@ -266,8 +266,9 @@ def _forward_autograd(x, negative_slope=0.01):
 def _forward_inplace_autograd(x, negative_slope=0.01):
     if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, True)
-    if not _forward_torch(x, x, negative_slope, True):
-        _write(x, float(negative_slope), x, "x", True)
+    alpha = float(negative_slope)
+    if not _forward_torch(x, x, alpha, True):
+        _write(x, alpha, x, "x", True)
     return x
 
 
@@ -319,9 +320,10 @@ def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
             return _forward_inplace_autograd(x, negative_slope)
         if x.requires_grad and _grad_enabled():
             return LeakyReLUFunction.apply(x, negative_slope, False)
+        alpha = float(negative_slope)
         y = _empty_like(x)
-        if not _forward_torch(x, y, negative_slope, False, True):
-            _forward_into(x, float(negative_slope), y, y_checked=True)
+        if not _forward_torch(x, y, alpha, False, True):
+            _forward_into(x, alpha, y, y_checked=True)
         return y
 
 

@@ -15,10 +15,14 @@ class _TorchCall:
     is imported (never imports torch itself)."""
     tensor_type = None
     function = None  # lrelu.torch.call: out= and the other keywords
-    leaky_relu = None  # lrelu.torch.leaky_relu: no keywords
+    out = None  # lrelu.torch.call_out: out= alone, a float alpha
+    leaky_relu = None  # lrelu.torch._eager_leaky_relu: no keywords
 
 
 _torch_call = _TorchCall()
+_ufunc = _lrelu.ufunc
+_forward = _lrelu.forward
+_forward_torch_out = _lrelu.forward_torch_out
 
 
 def cpu_targets():
@@ -47,7 +51,8 @@ def _prelu_out(x, alpha, ufunc_kwargs):
     return out
 
 
-def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
+def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
+               **ufunc_kwargs):
     """y = x < 0 ? alpha * x : x, bit for bit (lrelu contract v1).
 
     x: a NumPy array or scalar, anything with __array_ufunc__ (dask.array,
@@ -68,6 +73,34 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
+    if threads is None and not ufunc_kwargs:
+        # The common calls, straight to the ufunc or lrelu.torch: this
+        # wrapper's own cost is much of a small call's time (out= is a
+        # parameter so that these calls build no keyword dict).
+        if type(x) is np.ndarray and type(alpha) is not np.ndarray:
+            if out is None:
+                return _ufunc(x, alpha)
+            if type(out) is np.ndarray and type(alpha) is float:
+                # One library call without NumPy's ufunc machinery (most of
+                # a small call's time): the same bits, since the ufunc's
+                # loop makes this very call. What the library refuses, before
+                # writing anything (another dtype or shape to broadcast or
+                # cast to, a read-only or byte-swapped out, overlap NumPy
+                # resolves by copying), is left to the ufunc.
+                try:
+                    _forward(x, alpha, out)
+                    return out
+                except (TypeError, ValueError, OverflowError):
+                    pass
+            return _ufunc(x, alpha, out=out)
+        if type(x) is _torch_call.tensor_type and type(alpha) is float:
+            if out is None:
+                return _torch_call.leaky_relu(x, alpha)
+            if _forward_torch_out(x, alpha, out):  # the common case in C
+                return out
+            return _torch_call.out(x, alpha, out)
+    if out is not None:
+        ufunc_kwargs["out"] = out
     if (type(alpha) is np.ndarray and alpha.ndim > 0
             and type(x) is np.ndarray and _prelu.routes(x, alpha)):
         # An array alpha that broadcasts to x: one PReLU call, blockwise,
@@ -76,13 +109,9 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, threads=None, **ufunc_kwargs):
         if out is not False:
             return _prelu.prelu(x, alpha, threads=threads, out=out)
     if threads is None:
-        # The common calls, straight to the ufunc or lrelu.torch: this
-        # wrapper's own cost is most of a small call's time.
         if type(x) is np.ndarray:
             return _lrelu.ufunc(x, alpha, **ufunc_kwargs)
         if type(x) is _torch_call.tensor_type and type(alpha) is float:
-            if not ufunc_kwargs:
-                return _torch_call.leaky_relu(x, alpha)
             return _torch_call.function(x, alpha, **ufunc_kwargs)
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):

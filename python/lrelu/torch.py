@@ -33,6 +33,7 @@ __all__ = ["LeakyReLU", "LeakyReLUFunction", "PReLU", "PReLUFunction",
 
 # Looked up once: these run on every small call.
 _forward_raw = _lrelu.forward_raw
+_forward_torch = _lrelu.forward_torch
 _empty_like = torch.empty_like
 _tracing_state = torch._C._get_tracing_state
 _grad_enabled = torch.is_grad_enabled
@@ -43,6 +44,10 @@ _DTYPES = {
     torch.bfloat16: _lrelu.DTYPE_BFLOAT16,
     torch.float64: _lrelu.DTYPE_FLOAT64,
 }
+
+
+_lrelu.set_torch(torch.float32, torch.float16, torch.bfloat16, torch.float64,
+                 _tracing_state, _grad_enabled)
 
 
 def _dtype_code(t, name):
@@ -76,26 +81,65 @@ def _check_writable(t, name):
             f"pass a tensor without it (t.resolve_neg())")
 
 
+def _write(x, alpha, y, name, bump):
+    """y = leaky_relu(x) into the existing y (may be x: in place); with bump,
+    y's version counter goes up once, as torch's own in-place ops do.
+
+    Checked before anything is written: x's and y's dtype and device, y's
+    shape and lazy negation (the conjugate bit exists on complex tensors
+    only, which the dtype check refuses)."""
+    dtype = x.dtype
+    code = _DTYPES.get(dtype) if x.is_cpu else None
+    if code is None:
+        code = _dtype_code(x, "x")  # raises
+    shape = x.shape
+    if y is not x:
+        if y.dtype is not dtype:
+            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
+                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
+        if not y.is_cpu:
+            _dtype_code(y, name)  # raises
+        if y.shape != shape:
+            raise ValueError(
+                f"lrelu: y has shape {tuple(y.shape)} but x has "
+                f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
+        if y.is_neg():
+            _check_writable(y, name)  # raises
+        if x.is_neg():
+            x = x.resolve_neg()
+    elif x.is_neg():
+        _check_writable(y, name)  # raises
+    if bump:
+        # copy_ of a tensor onto itself moves no data (ATen returns at once
+        # for the same tensor) but is an in-place op: the dispatcher bumps
+        # the version counter, and refuses an inference tensor outside
+        # InferenceMode with torch's own error, before lrelu writes. torch
+        # 1.13 has no public call that bumps it alone; this is its cheapest
+        # in-place op (the lrelu::leaky_relu_ operator would not do: the
+        # ADInplaceOrView key falls through for Python-registered ops).
+        y.copy_(y)
+    _forward_raw(x.data_ptr(), y.data_ptr(), code, shape, x.stride(),
+                 y.stride(), alpha)
+
+
 def _bump_version(t):
     # What torch's own in-place ops do, so that autograd notices the write
-    # (copy_ from itself moves no data).
+    # (see _write).
     t.copy_(t)
 
 
 def _forward_into(x, alpha, y, y_checked=False):
     """y = leaky_relu(x) into the existing y (may be x: in place)."""
-    code = _DTYPES.get(x.dtype) if x.is_cpu else None
-    if code is None:
-        code = _dtype_code(x, "x")  # raises
-    if not y_checked:
-        if y.dtype != x.dtype:
-            raise TypeError(f"lrelu: y has dtype {y.dtype} but x has "
-                            f"{x.dtype} (LRELU_STATUS_DTYPE_MISMATCH)")
-        _dtype_code(y, "y")
-    if x.is_neg():
-        x = x.resolve_neg()
-    _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
-                 y.stride(), alpha)
+    if y_checked:  # a y fresh from empty_like(x)
+        code = _DTYPES.get(x.dtype) if x.is_cpu else None
+        if code is None:
+            code = _dtype_code(x, "x")  # raises
+        if x.is_neg():
+            x = x.resolve_neg()
+        _forward_raw(x.data_ptr(), y.data_ptr(), code, x.shape, x.stride(),
+                     y.stride(), alpha)
+    else:
+        _write(x, alpha, y, "y", False)
 
 
 def _backward_into(dy, s, alpha, from_output, dx):
@@ -209,16 +253,22 @@ def _backward(dy, s, alpha, from_output):
 
 
 def _forward_autograd(x, negative_slope=0.01):
-    if _needs_grad(x):
+    # What torch.ops.lrelu.leaky_relu runs first: the common case (no
+    # gradient) inline, one Python frame.
+    if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, False)
-    return _forward_kernel(x, negative_slope)
+    y = _empty_like(x)
+    if not _forward_torch(x, y, negative_slope, False, True):
+        _forward_into(x, float(negative_slope), y, y_checked=True)
+    return y
 
 
 def _forward_inplace_autograd(x, negative_slope=0.01):
-    if _needs_grad(x):
+    if x.requires_grad and _grad_enabled():
         return LeakyReLUFunction.apply(x, negative_slope, True)
-    _forward_inplace_kernel(x, negative_slope)
-    _bump_version(x)
+    alpha = float(negative_slope)
+    if not _forward_torch(x, x, alpha, True):
+        _write(x, alpha, x, "x", True)
     return x
 
 
@@ -270,9 +320,23 @@ def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
             return _forward_inplace_autograd(x, negative_slope)
         if x.requires_grad and _grad_enabled():
             return LeakyReLUFunction.apply(x, negative_slope, False)
+        alpha = float(negative_slope)
         y = _empty_like(x)
-        _forward_into(x, float(negative_slope), y, y_checked=True)
+        if not _forward_torch(x, y, alpha, False, True):
+            _forward_into(x, alpha, y, y_checked=True)
         return y
+
+
+def _eager_leaky_relu(x, alpha):
+    """lrelu.leaky_relu(x, alpha) for x of type torch.Tensor and a float
+    alpha: leaky_relu's eager path without its checks for scripting and
+    subclasses."""
+    if _tracing_state() is not None or (x.requires_grad and _grad_enabled()):
+        return leaky_relu(x, alpha)
+    y = _empty_like(x)
+    if not _forward_torch(x, y, alpha, False, True):
+        _forward_into(x, alpha, y, y_checked=True)
+    return y
 
 
 def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
@@ -307,18 +371,22 @@ def call(x, alpha, out=None, **ufunc_kwargs):
             f"out= only")
     if out is None:
         return leaky_relu(x, alpha)
-    _refuse_tracing("leaky_relu")
-    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad):
+    return call_out(x, float(alpha), out)
+
+
+def call_out(x, alpha, out):
+    """lrelu.leaky_relu(x, alpha, out=out): x a torch tensor, alpha a
+    float."""
+    if _tracing_state() is not None:
+        _refuse_tracing("leaky_relu")
+    if (x.requires_grad or out.requires_grad) and _grad_enabled():
         raise RuntimeError(
             "lrelu.leaky_relu(out=...) does not support automatic "
             "differentiation; use lrelu.torch.leaky_relu or detach first")
-    _check_writable(out, "out")
-    if out.shape != x.shape:
-        raise ValueError(
-            f"lrelu: y has shape {tuple(out.shape)} but x has "
-            f"{tuple(x.shape)} (LRELU_STATUS_SHAPE_MISMATCH)")
-    _forward_into(x, float(alpha), out)
-    _bump_version(out)
+    # The common case in one C call (no lazy negation, rank <= 8, ...);
+    # _write does the same with every check and message.
+    if not _forward_torch(x, out, alpha, True):
+        _write(x, alpha, out, "out", True)
     return out
 
 
@@ -347,7 +415,8 @@ def call_backward(dy, s, alpha, from_output, out=None):
 
 _api._torch_call.tensor_type = torch.Tensor
 _api._torch_call.function = call
-_api._torch_call.leaky_relu = leaky_relu
+_api._torch_call.out = call_out
+_api._torch_call.leaky_relu = _eager_leaky_relu
 
 
 class LeakyReLU(torch.nn.Module):

@@ -114,13 +114,18 @@ constexpr int64_t kReleaseGilElements = 4096;
 
 // The element count, saturating at kReleaseGilElements (no overflow; a
 // shape the library will refuse counts as 0).
-int64_t ElementCount(const std::vector<int64_t>& shape) {
+int64_t ElementCount(const int64_t* shape, size_t rank) {
   int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d <= 0) return 0;
-    n = std::min(n * std::min(d, kReleaseGilElements), kReleaseGilElements);
+  for (size_t i = 0; i < rank; ++i) {
+    if (shape[i] <= 0) return 0;
+    n = std::min(n * std::min(shape[i], kReleaseGilElements),
+                 kReleaseGilElements);
   }
   return n;
+}
+
+int64_t ElementCount(const std::vector<int64_t>& shape) {
+  return ElementCount(shape.data(), shape.size());
 }
 
 template <typename F>
@@ -170,6 +175,193 @@ void BackwardRaw(uintptr_t dy, uintptr_t s, uintptr_t dx, int dtype,
     return lrelu_leaky_relu_backward(&dyt.tensor, &st.tensor, alpha, source,
                                      &dxt.tensor, &options);
   });
+}
+
+// Torch tensors read through their own attributes, for lrelu.torch's eager
+// calls: one C call in place of a dozen attribute reads in Python, and no
+// libtorch (the extension is built without torch). lrelu.torch registers
+// torch's dtype objects here at import.
+struct TorchNames {
+  PyObject* dtype = PyUnicode_InternFromString("dtype");
+  PyObject* is_cpu = PyUnicode_InternFromString("is_cpu");
+  PyObject* is_neg = PyUnicode_InternFromString("is_neg");
+  PyObject* shape = PyUnicode_InternFromString("shape");
+  PyObject* stride = PyUnicode_InternFromString("stride");
+  PyObject* data_ptr = PyUnicode_InternFromString("data_ptr");
+  PyObject* copy_ = PyUnicode_InternFromString("copy_");
+};
+
+const TorchNames& Names() {
+  static const TorchNames* names = new TorchNames();  // lives as long as we
+  return *names;
+}
+
+// torch.float32, float16, bfloat16, float64 and their lrelu_dtype_t.
+constexpr int kTorchDtypes = 4;
+PyObject* torch_dtypes[kTorchDtypes] = {};  // strong references
+const lrelu_dtype_t kTorchDtypeCodes[kTorchDtypes] = {
+    LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16,
+    LRELU_DTYPE_FLOAT64};
+
+// torch._C._get_tracing_state and torch.is_grad_enabled.
+PyObject* torch_tracing_state = nullptr;
+PyObject* torch_grad_enabled = nullptr;
+
+void SetTorch(nb::handle float32, nb::handle float16, nb::handle bfloat16,
+              nb::handle float64, nb::handle tracing_state,
+              nb::handle grad_enabled) {
+  const nb::handle dtypes[kTorchDtypes] = {float32, float16, bfloat16, float64};
+  for (int i = 0; i < kTorchDtypes; ++i) {
+    Py_XDECREF(torch_dtypes[i]);
+    torch_dtypes[i] = dtypes[i].inc_ref().ptr();
+  }
+  Py_XDECREF(torch_tracing_state);
+  torch_tracing_state = tracing_state.inc_ref().ptr();
+  Py_XDECREF(torch_grad_enabled);
+  torch_grad_enabled = grad_enabled.inc_ref().ptr();
+}
+
+nb::object Attr(nb::handle object, PyObject* name) {
+  return nb::steal(PyObject_GetAttr(object.ptr(), name));  // null: error
+}
+
+nb::object CallMethod(nb::handle object, PyObject* name) {
+  return nb::steal(PyObject_CallMethodNoArgs(object.ptr(), name));
+}
+
+// Ranks up to this many stay on the stack.
+constexpr Py_ssize_t kStackRank = 8;
+
+// A tuple of ints into values (at least kStackRank of them); false if it is
+// not a tuple of that many ints or fewer.
+bool TupleInts(PyObject* tuple, Py_ssize_t rank, int64_t* values) {
+  if (tuple == nullptr || !PyTuple_Check(tuple) ||
+      PyTuple_GET_SIZE(tuple) != rank) {
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < rank; ++i) {
+    values[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
+    if (values[i] == -1 && PyErr_Occurred()) return false;
+  }
+  return true;
+}
+
+// The dtype code of a plain CPU tensor without lazy negation, or -1.
+int TorchCode(nb::handle t, const TorchNames& names, nb::object* dtype) {
+  *dtype = Attr(t, names.dtype);
+  int code = -1;
+  for (int i = 0; i < kTorchDtypes; ++i) {
+    if (dtype->ptr() == torch_dtypes[i]) code = kTorchDtypeCodes[i];
+  }
+  if (code < 0 || Attr(t, names.is_cpu).ptr() != Py_True ||
+      CallMethod(t, names.is_neg).ptr() != Py_False) {
+    return -1;
+  }
+  return code;
+}
+
+// y = leaky_relu(x) for torch tensors x and y (y may be x; with bump,
+// y.copy_(y) first, which bumps y's version counter as torch's in-place ops
+// do and refuses an inference tensor; y_fresh: y is empty_like(x), whose
+// dtype, device and shape need no check). Returns false, having written and
+// bumped nothing, unless both are CPU tensors of one supported dtype and
+// shape (rank <= 8) without lazy negation: the caller's checked path then
+// handles it or names the problem.
+bool ForwardTorch(nb::handle x, nb::handle y, double alpha, bool bump,
+                  bool y_fresh) {
+  const TorchNames& names = Names();
+  nb::object x_dtype;
+  const int code = TorchCode(x, names, &x_dtype);
+  if (code < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  const nb::object shape = Attr(x, names.shape);
+  if (!shape.is_valid() || !PyTuple_Check(shape.ptr())) {
+    PyErr_Clear();
+    return false;
+  }
+  const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
+  if (rank > kStackRank) return false;
+  const bool in_place = x.ptr() == y.ptr();
+  if (!in_place && !y_fresh) {
+    nb::object y_dtype;
+    const int y_code = TorchCode(y, names, &y_dtype);
+    const nb::object y_shape = Attr(y, names.shape);
+    if (y_code != code || y_dtype.ptr() != x_dtype.ptr() ||
+        !y_shape.is_valid() ||
+        PyObject_RichCompareBool(y_shape.ptr(), shape.ptr(), Py_EQ) != 1) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  int64_t extents[kStackRank];
+  int64_t x_strides[kStackRank];
+  int64_t y_strides[kStackRank];
+  const nb::object x_stride = CallMethod(x, names.stride);
+  const nb::object y_stride = in_place ? x_stride : CallMethod(y, names.stride);
+  if (!TupleInts(shape.ptr(), rank, extents) ||
+      !TupleInts(x_stride.ptr(), rank, x_strides) ||
+      !TupleInts(y_stride.ptr(), rank, y_strides)) {
+    PyErr_Clear();
+    return false;
+  }
+  const nb::object x_data = CallMethod(x, names.data_ptr);
+  const nb::object y_data = in_place ? x_data : CallMethod(y, names.data_ptr);
+  if (!x_data.is_valid() || !y_data.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  void* x_address = PyLong_AsVoidPtr(x_data.ptr());
+  void* y_address = PyLong_AsVoidPtr(y_data.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  if (bump &&
+      !nb::steal(PyObject_CallMethodOneArg(y.ptr(), names.copy_, y.ptr()))
+           .is_valid()) {
+    throw nb::python_error();  // torch's own error (an inference tensor)
+  }
+  const lrelu_tensor_t x_tensor = {x_address, static_cast<lrelu_dtype_t>(code),
+                                   static_cast<int32_t>(rank), extents,
+                                   x_strides};
+  const lrelu_tensor_t y_tensor = {y_address, static_cast<lrelu_dtype_t>(code),
+                                   static_cast<int32_t>(rank), extents,
+                                   y_strides};
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(extents, static_cast<size_t>(rank)), [&] {
+    return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
+  });
+  return true;
+}
+
+// lrelu.leaky_relu(x, alpha, out=y) for torch tensors: ForwardTorch with
+// the bump, unless a tracer runs (the write would not be traced) or a
+// gradient is wanted (out= has none); false in those cases too, having done
+// nothing, and lrelu.torch.call_out then refuses with its message.
+bool ForwardTorchOut(nb::handle x, double alpha, nb::handle y) {
+  if (torch_tracing_state == nullptr || torch_grad_enabled == nullptr) {
+    return false;  // lrelu.torch not imported
+  }
+  static PyObject* requires_grad = PyUnicode_InternFromString("requires_grad");
+  const nb::object tracing =
+      nb::steal(PyObject_CallNoArgs(torch_tracing_state));
+  if (tracing.ptr() != Py_None) {
+    PyErr_Clear();
+    return false;
+  }
+  if (Attr(x, requires_grad).ptr() != Py_False ||
+      Attr(y, requires_grad).ptr() != Py_False) {
+    PyErr_Clear();
+    const nb::object enabled =
+        nb::steal(PyObject_CallNoArgs(torch_grad_enabled));
+    if (enabled.ptr() != Py_False) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return ForwardTorch(x, y, alpha, /*bump=*/true, /*y_fresh=*/false);
 }
 
 std::vector<std::string> CpuTargets() {
@@ -233,6 +425,24 @@ NB_MODULE(_lrelu, m) {
         nb::arg("dy_strides"), nb::arg("s_strides"), nb::arg("dx_strides"),
         nb::arg("alpha"), nb::arg("from_output"),
         "backward on memory given as addresses (see forward_raw).");
+  m.def("set_torch", &lp::SetTorch, nb::arg("float32"), nb::arg("float16"),
+        nb::arg("bfloat16"), nb::arg("float64"), nb::arg("tracing_state"),
+        nb::arg("grad_enabled"),
+        "torch's dtype objects, torch._C._get_tracing_state and "
+        "torch.is_grad_enabled, for forward_torch (lrelu.torch registers "
+        "them; the extension never imports torch).");
+  m.def("forward_torch_out", &lp::ForwardTorchOut, nb::arg("x"),
+        nb::arg("alpha"), nb::arg("y"),
+        "forward_torch(x, y, alpha, bump=True) for lrelu.leaky_relu(x, out=y)"
+        ": also False, having done nothing, while a tracer runs or when a "
+        "gradient is wanted.");
+  m.def("forward_torch", &lp::ForwardTorch, nb::arg("x"), nb::arg("y"),
+        nb::arg("alpha"), nb::arg("bump"), nb::arg("y_fresh") = false,
+        "forward on torch tensors read through their attributes; with bump, "
+        "y.copy_(y) first (y's version counter); y_fresh: y is empty_like(x). "
+        "False, having done "
+        "nothing, unless both are plain CPU tensors of one supported dtype "
+        "and shape (rank <= 8) without lazy negation.");
   m.attr("DTYPE_FLOAT32") = static_cast<int>(LRELU_DTYPE_FLOAT32);
   m.attr("DTYPE_FLOAT16") = static_cast<int>(LRELU_DTYPE_FLOAT16);
   m.attr("DTYPE_BFLOAT16") = static_cast<int>(LRELU_DTYPE_BFLOAT16);

@@ -202,10 +202,17 @@ HWY_INLINE void Partial(const typename R::T* v, const typename R::T* s,
 #endif
 }
 
+// Non-temporal stores only for vectors of 16 bytes or more: Highway 1.0.3's
+// Stream of a partial x86 vector (float16's 64-bit storage on SSSE3/SSE4)
+// writes 16 bytes, past the vector and possibly past the output or into
+// another task's lines (and needs 16-byte alignment).
 template <class R, bool kStream>
 HWY_INLINE void StoreVector(hn::Vec<StorageTag<R>> y, typename R::T* out) {
   const StorageTag<R> d;
-  if (kStream) {
+  constexpr bool kWide =
+      HWY_TARGET == HWY_SCALAR ||
+      hn::MaxLanes(StorageTag<R>()) * sizeof(typename R::T) >= 16;
+  if (kStream && kWide) {
     hn::Stream(y, d, out);
   } else {
     hn::Store(y, d, out);
@@ -260,6 +267,33 @@ void Contiguous(const KernelArgs& args) {
   }
   Partial<R, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
   if (kStream) hwy::FlushStream();
+}
+
+// Rules for any alpha (General) and for finite nonzero alpha (Finite).
+template <class General, class Finite>
+void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
+  const int t = DTypeIndex(dtype);
+  table->forward[t][0][0] = &Contiguous<General, true, false>;
+  table->forward[t][1][0] = &Contiguous<General, true, true>;
+  table->backward[t][0][0] = &Contiguous<General, false, false>;
+  table->backward[t][1][0] = &Contiguous<General, false, true>;
+  table->forward[t][0][1] = &Contiguous<Finite, true, false>;
+  table->forward[t][1][1] = &Contiguous<Finite, true, true>;
+  table->backward[t][0][1] = &Contiguous<Finite, false, false>;
+  table->backward[t][1][1] = &Contiguous<Finite, false, true>;
+}
+
+// This target's kernel table (kernels.cc exports it; tests/kernels_test.cc
+// checks every entry).
+inline void FillKernelTable(KernelTable* table) {
+  using F32 = Rule<LRELU_DTYPE_FLOAT32>;
+  using F16 = Rule<LRELU_DTYPE_FLOAT16>;
+  using F64 = Rule<LRELU_DTYPE_FLOAT64>;
+  FillDType<F32, F32>(LRELU_DTYPE_FLOAT32, table);
+  FillDType<F16, F16>(LRELU_DTYPE_FLOAT16, table);
+  FillDType<RuleBFloat16<false>, RuleBFloat16<true>>(LRELU_DTYPE_BFLOAT16,
+                                                     table);
+  FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -4,6 +4,7 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels.cc"
@@ -16,30 +17,10 @@ HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 
-// Rules for any alpha (General) and for finite nonzero alpha (Finite).
-template <class General, class Finite>
-void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
-  const int t = DTypeIndex(dtype);
-  table->forward[t][0][0] = &Contiguous<General, true, false>;
-  table->forward[t][1][0] = &Contiguous<General, true, true>;
-  table->backward[t][0][0] = &Contiguous<General, false, false>;
-  table->backward[t][1][0] = &Contiguous<General, false, true>;
-  table->forward[t][0][1] = &Contiguous<Finite, true, false>;
-  table->forward[t][1][1] = &Contiguous<Finite, true, true>;
-  table->backward[t][0][1] = &Contiguous<Finite, false, false>;
-  table->backward[t][1][1] = &Contiguous<Finite, false, true>;
-}
-
-void FillKernelTable(KernelTable* table) {
-  using F32 = Rule<LRELU_DTYPE_FLOAT32>;
-  using F16 = Rule<LRELU_DTYPE_FLOAT16>;
-  using F64 = Rule<LRELU_DTYPE_FLOAT64>;
-  FillDType<F32, F32>(LRELU_DTYPE_FLOAT32, table);
-  FillDType<F16, F16>(LRELU_DTYPE_FLOAT16, table);
-  FillDType<RuleBFloat16<false>, RuleBFloat16<true>>(LRELU_DTYPE_BFLOAT16,
-                                                     table);
-  FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
-}
+// The target this pass compiles for. It only returns a constant, so it
+// executes no instruction of its target and may be called for any slot of
+// the exported table, even one this CPU cannot run.
+int64_t CompiledTarget() { return HWY_TARGET; }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
@@ -49,28 +30,46 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace lrelu::cpu {
 
+HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FillKernelTable);
-
-size_t DispatchIndex(int64_t target) {
-  const int64_t mask =
-      (HWY_CHOSEN_TARGET_SHIFT(target) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
-      HWY_CHOSEN_TARGET_MASK_TARGETS;
-  return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
-}
 
 namespace {
 
-constexpr size_t kTableSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
+constexpr size_t kTableSlots = sizeof(HWY_DISPATCH_TABLE(CompiledTarget)) /
+                               sizeof(HWY_DISPATCH_TABLE(CompiledTarget)[0]);
+
+// The target of each slot of the exported tables (0: none), asked of the
+// slot's own function; every HWY_EXPORT table of a build has the same
+// layout. The first entry is Highway's dispatcher (it would set the
+// process-wide choice and call the best target), never a target's own
+// function, so it is skipped; empty slots are null.
+const std::vector<int64_t>& SlotTargets() {
+  static const std::vector<int64_t> targets = [] {
+    std::vector<int64_t> list(kTableSlots, 0);
+    for (size_t i = 1; i < kTableSlots; ++i) {
+      const auto target_of = HWY_DISPATCH_TABLE(CompiledTarget)[i];
+      if (target_of != nullptr) list[i] = target_of();
+    }
+    return list;
+  }();
+  return targets;
+}
 
 }  // namespace
+
+size_t DispatchIndex(int64_t target) {
+  const std::vector<int64_t>& targets = SlotTargets();
+  for (size_t i = 1; i < kTableSlots; ++i) {
+    if (targets[i] == target) return i;
+  }
+  HWY_ABORT("lrelu: target %s is not compiled in", hwy::TargetName(target));
+}
 
 const std::vector<Target>& RunnableTargets() {
   static const std::vector<Target> targets = [] {
     std::vector<Target> list;
     // Lower bits are better targets on every architecture Highway knows.
-    for (int64_t bits = hwy::SupportedTargets() & HWY_TARGETS; bits != 0;
-         bits &= bits - 1) {
-      const int64_t bit = bits & -bits;
+    for (const int64_t bit : hwy::SupportedAndGeneratedTargets()) {
       list.push_back({bit, hwy::TargetName(bit)});
     }
     return list;

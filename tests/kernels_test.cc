@@ -38,6 +38,7 @@ using ::lrelu::cpu::KernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::FillKernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::Rule;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleBFloat16;
+using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
 
 // alpha as the kernels receive it: rounded to float32 once (to nearest).
@@ -105,6 +106,15 @@ struct TestRulesOnPartialVectors {
         CheckRule<RuleBFloat16<true>>(d16, LRELU_DTYPE_BFLOAT16, v.data(),
                                       s.data(), v.size(), alpha);
       }
+      // The forward pass's rules for a positive alpha (-0 joins the
+      // scaled lanes).
+      if (v.data() == s.data() && FiniteNonZero(LRELU_DTYPE_FLOAT16, alpha) &&
+          Alpha32(alpha) > 0) {
+        CheckRule<RuleFloat16<true>>(d16, LRELU_DTYPE_FLOAT16, v.data(),
+                                     s.data(), v.size(), alpha);
+        CheckRule<RuleBFloat16<true, true>>(d16, LRELU_DTYPE_BFLOAT16, v.data(),
+                                            s.data(), v.size(), alpha);
+      }
     }
   }
 
@@ -156,6 +166,11 @@ HWY_NOINLINE void TestBFloat16FullVectors() {
       if (FiniteNonZero(LRELU_DTYPE_BFLOAT16, alpha)) {
         CheckRule<RuleBFloat16<true>>(d, LRELU_DTYPE_BFLOAT16, all.data(),
                                       s->data(), all.size(), alpha);
+      }
+      if (s == &all && FiniteNonZero(LRELU_DTYPE_BFLOAT16, alpha) &&
+          Alpha32(alpha) > 0) {
+        CheckRule<RuleBFloat16<true, true>>(d, LRELU_DTYPE_BFLOAT16, all.data(),
+                                            all.data(), all.size(), alpha);
       }
     }
   }

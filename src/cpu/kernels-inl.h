@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cpu/convert-inl.h"
@@ -70,11 +71,30 @@ struct Rule<LRELU_DTYPE_FLOAT64> {
   }
 };
 
-// 16-bit storage: s < 0 is an integer test on the bits (negative finite or
-// -inf: bits - 1, as int16, below the -inf pattern's), so NaN payloads never
-// go through a conversion.
-template <>
-struct Rule<LRELU_DTYPE_FLOAT16> {
+// Lanes of 16-bit storage the product replaces, from the sign source's
+// bits: negative finite values and -inf (bits - 1, as int16, below the -inf
+// pattern's `kNegInf`), so NaN payloads never go through a conversion. With
+// kWithNegativeZero, -0 joins them (bits as int16 up to -inf's): one
+// instruction fewer, and exact only in the forward pass (v == s) with alpha
+// positive and finite, where -0 * alpha is -0, the same bits.
+template <int16_t kNegInf, bool kWithNegativeZero, class D>
+HWY_INLINE hn::Mask<D> Scaled16(D d, hn::Vec<D> s) {
+  const hn::RebindToSigned<D> di;
+  if (kWithNegativeZero) {
+    return hn::RebindMask(
+        d, hn::Lt(hn::BitCast(di, s),
+                  hn::Set(di, static_cast<int16_t>(kNegInf + 1))));
+  }
+  return hn::RebindMask(
+      d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
+                hn::Set(di, kNegInf)));
+}
+
+// float16: the F16C (or integer) conversions of every lane, the product,
+// and a blend that keeps v's bits where s is not negative. kForwardPositive:
+// only for v == s and alpha positive and finite (see Scaled16).
+template <bool kForwardPositive>
+struct RuleFloat16 {
   using T = uint16_t;
   // As many lanes as one float32 vector: F16C widens to exactly that.
   using Storage = hn::Rebind<uint16_t, hn::ScalableTag<float>>;
@@ -82,15 +102,15 @@ struct Rule<LRELU_DTYPE_FLOAT16> {
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
                                      float alpha32, double) {
     const hn::Rebind<float, D> df;
-    const hn::RebindToSigned<D> di;
-    const auto negative = hn::RebindMask(
-        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
-                  hn::Set(di, int16_t{-1024})));
+    const auto negative = Scaled16<-1024, kForwardPositive>(d, s);
     const auto y = FloatToHalfBits(
         d, hn::Mul(HalfBitsToFloat(df, v), hn::Set(df, alpha32)));
     return hn::IfThenElse(negative, y, v);
   }
 };
+
+template <>
+struct Rule<LRELU_DTYPE_FLOAT16> : RuleFloat16<false> {};
 
 // kFiniteAlpha: alpha is finite and nonzero, so no negative x makes a NaN
 // and the rounding can skip its NaN handling (a fifth of the work).
@@ -100,7 +120,7 @@ struct Rule<LRELU_DTYPE_FLOAT16> {
 // cleared and the low one once shifted up; after the multiply and the
 // rounding, OddEven puts the two rounded high halves back side by side. No
 // widening, narrowing or lane crossing (Highway's ReorderDemote2To idea).
-template <bool kFiniteAlpha>
+template <bool kFiniteAlpha, bool kForwardPositive = false>
 struct RuleBFloat16 {
   using T = uint16_t;
 #if HWY_TARGET == HWY_SCALAR
@@ -131,10 +151,7 @@ struct RuleBFloat16 {
   template <class D>
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
                                      float alpha32, double alpha) {
-    const hn::RebindToSigned<D> di;
-    const auto negative = hn::RebindMask(
-        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
-                  hn::Set(di, int16_t{-128})));
+    const auto negative = Scaled16<-128, kForwardPositive>(d, s);
     return hn::IfThenElse(negative, Products(d, v, alpha32, alpha), v);
   }
 
@@ -269,16 +286,35 @@ void Contiguous(const KernelArgs& args) {
   if (kStream) hwy::FlushStream();
 }
 
-// Rules for any alpha (General) and for finite nonzero alpha (Finite).
-template <class General, class Finite>
+// Forward kernels for finite nonzero alpha: the rule for a positive alpha
+// (see Scaled16) or for any sign, chosen per call by alpha's sign bit.
+template <class Positive, class Finite, bool kStream>
+void ForwardBySign(const KernelArgs& args) {
+  uint32_t bits;
+  std::memcpy(&bits, &args.alpha32, sizeof(bits));
+  if ((bits >> 31) == 0) {
+    Contiguous<Positive, true, kStream>(args);
+  } else {
+    Contiguous<Finite, true, kStream>(args);
+  }
+}
+
+// Rules for any alpha (General), for finite nonzero alpha (Finite) and,
+// for the forward pass, for positive finite alpha (Positive; void: none).
+template <class General, class Finite, class Positive = void>
 void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
   const int t = DTypeIndex(dtype);
   table->forward[t][0][0] = &Contiguous<General, true, false>;
   table->forward[t][1][0] = &Contiguous<General, true, true>;
   table->backward[t][0][0] = &Contiguous<General, false, false>;
   table->backward[t][1][0] = &Contiguous<General, false, true>;
-  table->forward[t][0][1] = &Contiguous<Finite, true, false>;
-  table->forward[t][1][1] = &Contiguous<Finite, true, true>;
+  if constexpr (std::is_void<Positive>::value) {
+    table->forward[t][0][1] = &Contiguous<Finite, true, false>;
+    table->forward[t][1][1] = &Contiguous<Finite, true, true>;
+  } else {
+    table->forward[t][0][1] = &ForwardBySign<Positive, Finite, false>;
+    table->forward[t][1][1] = &ForwardBySign<Positive, Finite, true>;
+  }
   table->backward[t][0][1] = &Contiguous<Finite, false, false>;
   table->backward[t][1][1] = &Contiguous<Finite, false, true>;
 }
@@ -290,9 +326,9 @@ inline void FillKernelTable(KernelTable* table) {
   using F16 = Rule<LRELU_DTYPE_FLOAT16>;
   using F64 = Rule<LRELU_DTYPE_FLOAT64>;
   FillDType<F32, F32>(LRELU_DTYPE_FLOAT32, table);
-  FillDType<F16, F16>(LRELU_DTYPE_FLOAT16, table);
-  FillDType<RuleBFloat16<false>, RuleBFloat16<true>>(LRELU_DTYPE_BFLOAT16,
-                                                     table);
+  FillDType<F16, F16, RuleFloat16<true>>(LRELU_DTYPE_FLOAT16, table);
+  FillDType<RuleBFloat16<false>, RuleBFloat16<true>, RuleBFloat16<true, true>>(
+      LRELU_DTYPE_BFLOAT16, table);
   FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
 }
 

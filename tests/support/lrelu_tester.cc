@@ -113,6 +113,9 @@ std::string CheckDenseOperands(lrelu_dtype_t dtype, bool gradient, bool inplace,
 std::string LeakyReluTester::Run() {
   const size_t elem = lrelu_dtype_size(dtype_);
   const size_t lead = misaligned_ ? 1 : offset_ * elem;
+  const size_t y_lead = misaligned_ || y_offset_ < 0
+                            ? lead
+                            : static_cast<size_t>(y_offset_) * elem;
   size_t count = 1;
   for (int64_t d : shape_) count *= static_cast<size_t>(d);
 
@@ -128,7 +131,7 @@ std::string LeakyReluTester::Run() {
   Buffer x = MakeBuffer(shape_, x_strides_, elem, lead);
   Buffer s = MakeBuffer(shape_, s_strides_, elem, lead);
   Buffer y;
-  if (!inplace_) y = MakeBuffer(shape_, y_strides_, elem, lead);
+  if (!inplace_) y = MakeBuffer(shape_, y_strides_, elem, y_lead);
   // Logical values (what each index holds); an input stride of 0 makes
   // several indices share an element: the last write wins, and the
   // expectation reads back what the buffer holds.
@@ -157,6 +160,7 @@ std::string LeakyReluTester::Run() {
 
   Options options;
   options.threads = threads_;
+  options.thread_pool = thread_pool_;
   options.backend = backend_;
   options.cpu_target = cpu_target_;
   options.variant = variant_ == "auto" ? "" : variant_;
@@ -165,15 +169,16 @@ std::string LeakyReluTester::Run() {
   const TensorView ts(s.data(), d, shape_, s.strides);
   const TensorView ty(out->data(), d, shape_, out->strides);
   if (planned_) {
-    Executor e = gradient_ ? Executor::backward(tx, ts, alpha_,
-                                                GradSource::kFromX, ty, options)
+    Executor e = gradient_ ? Executor::backward(tx, ts, alpha_, grad_source_,
+                                                ty, options)
                            : Executor::forward(tx, alpha_, ty, options);
-    e.execute();
+    const int runs = inplace_ ? 1 : executions_;
+    for (int r = 0; r < runs; ++r) e.execute();
     last_variant_ = e.variant();
     last_tasks_ = e.tasks();
     last_cpu_target_ = e.cpu_target();
   } else if (gradient_) {
-    leaky_relu_backward(tx, ts, ty, alpha_, GradSource::kFromX, options);
+    leaky_relu_backward(tx, ts, ty, alpha_, grad_source_, options);
   } else {
     leaky_relu(tx, ty, alpha_, options);
   }

@@ -49,6 +49,11 @@ class LeakyReluTester {
     offset_ = elements;
     return *this;
   }
+  // The output's own offset (default: offset()'s).
+  LeakyReluTester& y_offset(size_t elements) {
+    y_offset_ = static_cast<int64_t>(elements);
+    return *this;
+  }
   LeakyReluTester& misaligned(bool value) {
     misaligned_ = value;
     return *this;
@@ -82,6 +87,23 @@ class LeakyReluTester {
   // The gradient dx = s < 0 ? alpha * dy : dy (s from x) instead of forward.
   LeakyReluTester& gradient(bool value) {
     gradient_ = value;
+    return *this;
+  }
+  // Where the gradient's sign comes from: x (default) or y (alpha > 0); the
+  // s tensor holds it either way.
+  LeakyReluTester& grad_source(GradSource value) {
+    grad_source_ = value;
+    return *this;
+  }
+  // A caller's pool (options.thread_pool); nullptr: lrelu's own.
+  LeakyReluTester& thread_pool(const lrelu_thread_pool_t* value) {
+    thread_pool_ = value;
+    return *this;
+  }
+  // Runs of one planned executor (out of place only: in place, a second run
+  // would apply the op twice).
+  LeakyReluTester& executions(int value) {
+    executions_ = value;
     return *this;
   }
   // Raw element bits of x (or dy) and s in logical (C) order; otherwise
@@ -127,6 +149,7 @@ class LeakyReluTester {
   std::vector<int64_t> shape_ = {1};
   std::vector<int64_t> x_strides_, s_strides_, y_strides_;
   size_t offset_ = 0;
+  int64_t y_offset_ = -1;  // -1: offset_
   bool misaligned_ = false;
   double alpha_ = 0.01;
   size_t threads_ = 1;
@@ -136,6 +159,9 @@ class LeakyReluTester {
   bool inplace_ = false;
   bool gradient_ = false;
   bool planned_ = true;
+  GradSource grad_source_ = GradSource::kFromX;
+  const lrelu_thread_pool_t* thread_pool_ = nullptr;
+  int executions_ = 1;
   std::vector<uint64_t> x_bits_, s_bits_;
   uint64_t seed_ = 1;
 

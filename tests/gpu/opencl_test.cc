@@ -176,12 +176,10 @@ TEST_F(OpenClTest, ThreadsShareTheBackend) {
   for (size_t t = 0; t < errors.size(); ++t) {
     threads.emplace_back([t, &errors] {
       for (unsigned round = 0; round < 8 && errors[t].empty(); ++round) {
-        DeviceCase c = Base(t % 2 ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_FLOAT32,
-                            t < 2 ? "vec4" : "scalar");
-        c.n = 1000 + round;
-        c.gradient = round % 2 == 1;
-        errors[t] = RunDeviceCase(
-            c, kHostMemory, static_cast<unsigned>(round + 100 * t), nullptr);
+        LeakyReluTester c =
+            OnOpenCl(t % 2 ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_FLOAT32,
+                     t < 2 ? "vec4" : "scalar", 1000 + round);
+        errors[t] = c.gradient(round % 2 == 1).seed(round + 100 * t).Run();
       }
     });
   }

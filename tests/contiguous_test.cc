@@ -1,90 +1,42 @@
-// The contiguous path through the public API against the oracle: every
-// dtype x alpha x size 0..300 (all heads and tails) x in-place x unaligned
-// pointers, and large sizes x thread counts, forward and gradient.
+// The contiguous path through the public API against the oracle (through
+// LeakyReluTester): every dtype x alpha x size 0..300 (all heads and tails)
+// x in-place x unaligned pointers, and large sizes x thread counts, forward
+// and gradient.
 #include <gtest/gtest.h>
 
-#include <random>
 #include <vector>
 
 #include "lrelu/lrelu.hpp"
+#include "support/lrelu_tester.h"
 #include "support/test_data.h"
 
 namespace lrelu {
 namespace {
 
 using testing::AllDTypes;
-using testing::CompareWithReference;
-using testing::RandomBits;
+using testing::LeakyReluTester;
 using testing::SweepAlphas;
 
-struct Case {
-  lrelu_dtype_t dtype;
-  size_t n;
-  size_t offset;  // elements, or a byte for "not even element-aligned"
-  bool misaligned_bytes;
-  bool in_place;
-  bool gradient;
-  size_t threads;
-};
-
-// Runs one case and returns the oracle comparison ("" = bit-exact).
-std::string RunCase(const Case& c, double alpha, std::mt19937_64& rng,
-                    size_t* tasks = nullptr) {
-  const size_t size = lrelu_dtype_size(c.dtype);
-  const auto v = RandomBits(c.dtype, c.n, rng);
-  const auto s = RandomBits(c.dtype, c.n, rng);
-  const size_t shift = c.misaligned_bytes ? 1 : c.offset * size;
-  std::vector<unsigned char> vbuf(v.size() + shift + 64);
-  std::vector<unsigned char> sbuf(s.size() + shift + 64);
-  std::vector<unsigned char> obuf(v.size() + shift + 64, 0xa5);
-  unsigned char* pv = vbuf.data() + shift;
-  unsigned char* ps = sbuf.data() + shift;
-  unsigned char* po = c.in_place ? pv : obuf.data() + shift;
-  std::copy(v.begin(), v.end(), pv);
-  std::copy(s.begin(), s.end(), ps);
-  const auto d = static_cast<DType>(c.dtype);
-  const std::vector<int64_t> shape = {static_cast<int64_t>(c.n)};
-  Options options;
-  options.threads = c.threads;
-  Executor e = c.gradient
-                   ? Executor::backward(TensorView(pv, d, shape),
-                                        TensorView(ps, d, shape), alpha,
-                                        GradSource::kFromX,
-                                        TensorView(po, d, shape), options)
-                   : Executor::forward(TensorView(pv, d, shape), alpha,
-                                       TensorView(po, d, shape), options);
-  e.execute();
-  if (tasks != nullptr) *tasks = e.tasks();
-  if (c.n > 0 && e.variant() != "contiguous") return "variant " + e.variant();
-  // Nothing outside the output may change.
-  if (!c.in_place) {
-    for (size_t i = 0; i < shift; ++i) {
-      if (obuf[i] != 0xa5) return "wrote before the output";
-    }
-    for (size_t i = shift + v.size(); i < obuf.size(); ++i) {
-      if (obuf[i] != 0xa5) return "wrote past the output";
-    }
-  }
-  return CompareWithReference(c.dtype, v.data(),
-                              c.gradient ? s.data() : v.data(), po, c.n, alpha);
-}
-
 TEST(Contiguous, EverySizeUpTo300) {
-  std::mt19937_64 rng(7);
   for (lrelu_dtype_t dtype : AllDTypes()) {
     for (double alpha : SweepAlphas()) {
       for (size_t n = 0; n <= 300; ++n) {
+        // Element offsets 0..2, in place, and not even element-aligned.
         for (int variant = 0; variant < 4; ++variant) {
-          Case c{dtype,
-                 n,
-                 static_cast<size_t>(variant) % 3,
-                 variant == 3,
-                 variant == 1,
-                 n % 2 == 1,
-                 1};
-          ASSERT_EQ(RunCase(c, alpha, rng), "")
-              << lrelu_dtype_name(dtype) << " n=" << n << " variant "
-              << variant;
+          LeakyReluTester t;
+          t.dtype(dtype)
+              .shape({static_cast<int64_t>(n)})
+              .offset(static_cast<size_t>(variant) % 3)
+              .misaligned(variant == 3)
+              .inplace(variant == 1)
+              .gradient(n % 2 == 1)
+              .alpha(alpha)
+              .threads(1)
+              .seed(n * 4 + static_cast<size_t>(variant))
+              .Test();
+          if (n > 0) {
+            ASSERT_EQ(t.last_variant(), "contiguous");
+          }
         }
       }
     }
@@ -92,18 +44,23 @@ TEST(Contiguous, EverySizeUpTo300) {
 }
 
 TEST(Contiguous, LargeSizesOnSeveralThreads) {
-  std::mt19937_64 rng(8);
   for (lrelu_dtype_t dtype : AllDTypes()) {
     for (size_t n :
          {size_t{1} << 20, (size_t{1} << 20) + 37, size_t{3000017}}) {
       for (size_t threads : {1, 2, 3}) {
         for (bool in_place : {false, true}) {
-          Case c{dtype, n, threads - 1, false, in_place, threads == 2, threads};
-          size_t tasks = 0;
-          ASSERT_EQ(RunCase(c, threads == 3 ? -0.5 : 0.01, rng, &tasks), "")
-              << lrelu_dtype_name(dtype) << " n=" << n
-              << " threads=" << threads;
-          EXPECT_EQ(tasks, threads) << "a large call should use every thread";
+          LeakyReluTester t;
+          t.dtype(dtype)
+              .shape({static_cast<int64_t>(n)})
+              .offset(threads - 1)
+              .inplace(in_place)
+              .gradient(threads == 2)
+              .alpha(threads == 3 ? -0.5 : 0.01)
+              .threads(threads)
+              .seed(8)
+              .Test();
+          EXPECT_EQ(t.last_tasks(), threads)
+              << "a large call should use every thread";
         }
       }
     }
@@ -112,12 +69,18 @@ TEST(Contiguous, LargeSizesOnSeveralThreads) {
 
 TEST(Contiguous, StreamingSizeOutOfPlace) {
   // Large enough for non-temporal stores; both pointer alignments.
-  std::mt19937_64 rng(9);
   for (lrelu_dtype_t dtype : AllDTypes()) {
     const size_t n = (size_t{24} << 20) / lrelu_dtype_size(dtype) + 5;
     for (size_t offset : {0, 1}) {
-      Case c{dtype, n, offset, false, false, offset == 1, 2};
-      ASSERT_EQ(RunCase(c, 0.01, rng), "") << lrelu_dtype_name(dtype);
+      LeakyReluTester()
+          .dtype(dtype)
+          .shape({static_cast<int64_t>(n)})
+          .offset(offset)
+          .gradient(offset == 1)
+          .alpha(0.01)
+          .threads(2)
+          .seed(9)
+          .Test();
     }
   }
 }

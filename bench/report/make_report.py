@@ -113,6 +113,9 @@ def build(merged, command, plot_name):
               '(Python: with the contract computed in NumPy). 1- and 2-thread '
               'rows that agree are listed once.', '',
               tables.correctness_table(merged['correctness']), '']
+    # Hand-measured limits (bench/kernel_limits), kept across regenerations.
+    with open(os.path.join(HERE, 'limits.md')) as f:
+        parts += [f.read().strip(), '']
     with open(os.path.join(HERE, 'method.md')) as f:
         parts += [f.read().strip(), '']
     parts += ['## Run details', '', info_lines(merged), '']

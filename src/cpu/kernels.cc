@@ -1,286 +1,26 @@
-// The contiguous SIMD kernels, compiled once per Highway target
-// (foreach_target.h re-includes this file), plus the target table.
+// The kernel table of every Highway target (foreach_target.h re-includes
+// this file; the rules and the loop are in kernels-inl.h), and the targets.
 #include "cpu/kernels.h"
 
-#include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <string>
-#include <type_traits>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h to avoid redefinition errors.
-#include "cpu/convert-inl.h"
-#include "hwy/cache_control.h"
+#include "cpu/kernels-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 
-// The product, opaque to the optimiser. clang otherwise rewrites
-// IfThenElse(s < 0, v * alpha, v) as v * (s < 0 ? alpha : 1), and v * 1
-// quiets a signalling NaN that must pass through untouched. GCC does not.
-template <class V>
-HWY_INLINE V Opaque(V product) {
-#if defined(__clang__) && HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && \
-    HWY_TARGET != HWY_SCALAR
-  asm("" : "+v"(product.raw));
-#elif defined(__clang__)
-  asm("" : "+m"(product));
-#endif
-  return product;
-}
-
-// Per dtype: the storage lane type T, the vector tag that holds one float32
-// (or float64) vector's worth of T, and the element rule on raw lanes. Masks
-// come from s, values from v; lanes where s is not negative keep v's bits.
-template <lrelu_dtype_t kDType>
-struct Rule;
-
-template <>
-struct Rule<LRELU_DTYPE_FLOAT32> {
-  using T = float;
-  using Storage = hn::ScalableTag<float>;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
-                                     float alpha32, double) {
-    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)),
-                          Opaque(hn::Mul(v, hn::Set(d, alpha32))), v);
-  }
-};
-
-template <>
-struct Rule<LRELU_DTYPE_FLOAT64> {
-  using T = double;
-  using Storage = hn::ScalableTag<double>;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s, float,
-                                     double alpha) {
-    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)),
-                          Opaque(hn::Mul(v, hn::Set(d, alpha))), v);
-  }
-};
-
-// 16-bit storage: s < 0 is an integer test on the bits (negative finite or
-// -inf: bits - 1, as int16, below the -inf pattern's), so NaN payloads never
-// go through a conversion.
-template <>
-struct Rule<LRELU_DTYPE_FLOAT16> {
-  using T = uint16_t;
-  // As many lanes as one float32 vector: F16C widens to exactly that.
-  using Storage = hn::Rebind<uint16_t, hn::ScalableTag<float>>;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
-                                     float alpha32, double) {
-    const hn::Rebind<float, D> df;
-    const hn::RebindToSigned<D> di;
-    const auto negative = hn::RebindMask(
-        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
-                  hn::Set(di, int16_t{-1024})));
-    const auto y = FloatToHalfBits(
-        d, hn::Mul(HalfBitsToFloat(df, v), hn::Set(df, alpha32)));
-    return hn::IfThenElse(negative, y, v);
-  }
-};
-
-// kFiniteAlpha: alpha is finite and nonzero, so no negative x makes a NaN
-// and the rounding can skip its NaN handling (a fifth of the work).
-//
-// Full vectors of bfloat16 never leave 32-bit lanes: a u32 lane holds two
-// bfloat16 values, the high one is already a float32 once the low half is
-// cleared and the low one once shifted up; after the multiply and the
-// rounding, OddEven puts the two rounded high halves back side by side. No
-// widening, narrowing or lane crossing (Highway's ReorderDemote2To idea).
-template <bool kFiniteAlpha>
-struct RuleBFloat16 {
-  using T = uint16_t;
-#if HWY_TARGET == HWY_SCALAR
-  using Storage = hn::Rebind<uint16_t, hn::ScalableTag<float>>;
-#else
-  using Storage = hn::ScalableTag<uint16_t>;
-#endif
-
-  // Rounds the float32 bits of every lane to nearest even in place (the
-  // result is in the high 16 bits).
-  template <class DU32>
-  static HWY_INLINE hn::Vec<DU32> RoundHigh(DU32 du, hn::Vec<DU32> u) {
-    const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-    auto r = hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd);
-    if (!kFiniteAlpha) {
-      // NaN products (alpha NaN, -inf * 0) must stay NaN: make them quiet
-      // and do not round (a carry could reach the sign).
-      const hn::RebindToSigned<DU32> di;
-      const auto nan =
-          hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
-                 hn::Set(di, 0x7f800000));
-      r = hn::IfThenElse(hn::RebindMask(du, nan),
-                         hn::Or(u, hn::Set(du, 0x00400000u)), r);
-    }
-    return r;
-  }
-
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
-                                     float alpha32, double alpha) {
-    const hn::RebindToSigned<D> di;
-    const auto negative = hn::RebindMask(
-        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
-                  hn::Set(di, int16_t{-128})));
-    return hn::IfThenElse(negative, Products(d, v, alpha32, alpha), v);
-  }
-
-  // alpha * v rounded to bfloat16, for every lane.
-  template <class D, std::enable_if_t<
-                         std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
-                         HWY_TARGET != HWY_SCALAR>* = nullptr>
-  static HWY_INLINE hn::Vec<D> Products(D d, hn::Vec<D> v, float alpha32,
-                                        double) {
-    const hn::Repartition<uint32_t, D> du;
-    const hn::Repartition<float, D> df;
-    const auto a = hn::Set(df, alpha32);
-    const auto u = hn::BitCast(du, v);
-    const auto high =
-        hn::Mul(hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u))), a);
-    const auto low = hn::Mul(hn::BitCast(df, hn::ShiftLeft<16>(u)), a);
-    const auto high_r = RoundHigh(du, hn::BitCast(du, high));
-    const auto low_r = hn::ShiftRight<16>(RoundHigh(du, hn::BitCast(du, low)));
-    return hn::OddEven(hn::BitCast(d, high_r), hn::BitCast(d, low_r));
-  }
-
-  // Partial vectors (one-lane tails, HWY_SCALAR): widen, multiply, narrow.
-  template <class D, std::enable_if_t<
-                         !(std::is_same<D, hn::ScalableTag<uint16_t>>::value &&
-                           HWY_TARGET != HWY_SCALAR)>* = nullptr>
-  static HWY_INLINE hn::Vec<D> Products(D d, hn::Vec<D> v, float alpha32,
-                                        double) {
-    const hn::Rebind<float, D> df;
-    return FloatToBFloat16Bits<!kFiniteAlpha>(
-        d, hn::Mul(BFloat16BitsToFloat(df, v), hn::Set(df, alpha32)));
-  }
-};
-
-// The vector tag a rule loads and stores (R::Storage).
-template <class R>
-using StorageTag = typename R::Storage;
-
-// Fewer than one vector of elements (the head before the aligned main loop
-// and the tail after it). AVX-512 has true masked loads and stores, which
-// never touch memory outside the mask; elsewhere go one lane at a time with
-// the same operations, so results are identical.
-template <class R, bool kForward>
-HWY_INLINE void Partial(const typename R::T* v, const typename R::T* s,
-                        typename R::T* out, size_t count, float alpha32,
-                        double alpha) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  const StorageTag<R> d;
-  const size_t lanes = hn::Lanes(d);
-  for (size_t i = 0; i < count; i += lanes) {
-    const auto m = hn::FirstN(d, std::min(lanes, count - i));
-    const auto vv = hn::MaskedLoad(m, d, v + i);
-    const auto sv = kForward ? vv : hn::MaskedLoad(m, d, s + i);
-    hn::BlendedStore(R::Apply(d, vv, sv, alpha32, alpha), m, d, out + i);
-  }
-#else
-  using D1 = std::conditional_t<sizeof(typename R::T) == 2,
-                                hn::Rebind<uint16_t, hn::CappedTag<float, 1>>,
-                                hn::CappedTag<typename R::T, 1>>;
-  const D1 d1;
-  for (size_t i = 0; i < count; ++i) {
-    const auto vv = hn::LoadU(d1, v + i);
-    const auto sv = kForward ? vv : hn::LoadU(d1, s + i);
-    hn::StoreU(R::Apply(d1, vv, sv, alpha32, alpha), d1, out + i);
-  }
-#endif
-}
-
-template <class R, bool kStream>
-HWY_INLINE void StoreVector(hn::Vec<StorageTag<R>> y, typename R::T* out) {
-  const StorageTag<R> d;
-  if (kStream) {
-    hn::Stream(y, d, out);
-  } else {
-    hn::Store(y, d, out);
-  }
-}
-
-// The contiguous kernel (pointers element-aligned): a head up to the first
-// vector-aligned output element, an aligned main loop unrolled four times, a
-// single-vector loop, and an exact tail. Aligned stores are what non-temporal
-// stores need, and they never split a cache line.
-template <class R, bool kForward, bool kStream>
-void Contiguous(const KernelArgs& args) {
-  using T = typename R::T;
-  const StorageTag<R> d;
-  const size_t lanes = hn::Lanes(d);
-  const T* v = static_cast<const T*>(args.v);
-  const T* s = kForward ? v : static_cast<const T*>(args.s);
-  T* out = static_cast<T*>(args.out);
-  const size_t n = args.n;
-  const float alpha32 = args.alpha32;
-  const double alpha = args.alpha;
-
-  // Element alignment is guaranteed by the caller (cpu/unaligned.h).
-  const size_t vector_bytes = lanes * sizeof(T);
-  const uintptr_t address = reinterpret_cast<uintptr_t>(out);
-  size_t i = 0;
-  const size_t head = std::min(
-      n, (vector_bytes - address % vector_bytes) % vector_bytes / sizeof(T));
-  Partial<R, kForward>(v, s, out, head, alpha32, alpha);
-  i = head;
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    const auto v0 = hn::LoadU(d, v + i);
-    const auto v1 = hn::LoadU(d, v + i + lanes);
-    const auto v2 = hn::LoadU(d, v + i + 2 * lanes);
-    const auto v3 = hn::LoadU(d, v + i + 3 * lanes);
-    const auto s0 = kForward ? v0 : hn::LoadU(d, s + i);
-    const auto s1 = kForward ? v1 : hn::LoadU(d, s + i + lanes);
-    const auto s2 = kForward ? v2 : hn::LoadU(d, s + i + 2 * lanes);
-    const auto s3 = kForward ? v3 : hn::LoadU(d, s + i + 3 * lanes);
-    StoreVector<R, kStream>(R::Apply(d, v0, s0, alpha32, alpha), out + i);
-    StoreVector<R, kStream>(R::Apply(d, v1, s1, alpha32, alpha),
-                            out + i + lanes);
-    StoreVector<R, kStream>(R::Apply(d, v2, s2, alpha32, alpha),
-                            out + i + 2 * lanes);
-    StoreVector<R, kStream>(R::Apply(d, v3, s3, alpha32, alpha),
-                            out + i + 3 * lanes);
-  }
-  for (; i + lanes <= n; i += lanes) {
-    const auto vv = hn::LoadU(d, v + i);
-    const auto sv = kForward ? vv : hn::LoadU(d, s + i);
-    StoreVector<R, kStream>(R::Apply(d, vv, sv, alpha32, alpha), out + i);
-  }
-  Partial<R, kForward>(v + i, s + i, out + i, n - i, alpha32, alpha);
-  if (kStream) hwy::FlushStream();
-}
-
-// Rules for any alpha (General) and for finite nonzero alpha (Finite).
-template <class General, class Finite>
-void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
-  const int t = DTypeIndex(dtype);
-  table->forward[t][0][0] = &Contiguous<General, true, false>;
-  table->forward[t][1][0] = &Contiguous<General, true, true>;
-  table->backward[t][0][0] = &Contiguous<General, false, false>;
-  table->backward[t][1][0] = &Contiguous<General, false, true>;
-  table->forward[t][0][1] = &Contiguous<Finite, true, false>;
-  table->forward[t][1][1] = &Contiguous<Finite, true, true>;
-  table->backward[t][0][1] = &Contiguous<Finite, false, false>;
-  table->backward[t][1][1] = &Contiguous<Finite, false, true>;
-}
-
-void FillKernelTable(KernelTable* table) {
-  using F32 = Rule<LRELU_DTYPE_FLOAT32>;
-  using F16 = Rule<LRELU_DTYPE_FLOAT16>;
-  using F64 = Rule<LRELU_DTYPE_FLOAT64>;
-  FillDType<F32, F32>(LRELU_DTYPE_FLOAT32, table);
-  FillDType<F16, F16>(LRELU_DTYPE_FLOAT16, table);
-  FillDType<RuleBFloat16<false>, RuleBFloat16<true>>(LRELU_DTYPE_BFLOAT16,
-                                                     table);
-  FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
-}
+// The target this pass compiles for. It only returns a constant, so it
+// executes no instruction of its target and may be called for any slot of
+// the exported table, even one this CPU cannot run.
+int64_t CompiledTarget() { return HWY_TARGET; }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
@@ -290,28 +30,46 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace lrelu::cpu {
 
+HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FillKernelTable);
-
-size_t DispatchIndex(int64_t target) {
-  const int64_t mask =
-      (HWY_CHOSEN_TARGET_SHIFT(target) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
-      HWY_CHOSEN_TARGET_MASK_TARGETS;
-  return hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
-}
 
 namespace {
 
-constexpr size_t kTableSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
+constexpr size_t kTableSlots = sizeof(HWY_DISPATCH_TABLE(CompiledTarget)) /
+                               sizeof(HWY_DISPATCH_TABLE(CompiledTarget)[0]);
+
+// The target of each slot of the exported tables (0: none), asked of the
+// slot's own function; every HWY_EXPORT table of a build has the same
+// layout. The first entry is Highway's dispatcher (it would set the
+// process-wide choice and call the best target), never a target's own
+// function, so it is skipped; empty slots are null.
+const std::vector<int64_t>& SlotTargets() {
+  static const std::vector<int64_t> targets = [] {
+    std::vector<int64_t> list(kTableSlots, 0);
+    for (size_t i = 1; i < kTableSlots; ++i) {
+      const auto target_of = HWY_DISPATCH_TABLE(CompiledTarget)[i];
+      if (target_of != nullptr) list[i] = target_of();
+    }
+    return list;
+  }();
+  return targets;
+}
 
 }  // namespace
+
+size_t DispatchIndex(int64_t target) {
+  const std::vector<int64_t>& targets = SlotTargets();
+  for (size_t i = 1; i < kTableSlots; ++i) {
+    if (targets[i] == target) return i;
+  }
+  HWY_ABORT("lrelu: target %s is not compiled in", hwy::TargetName(target));
+}
 
 const std::vector<Target>& RunnableTargets() {
   static const std::vector<Target> targets = [] {
     std::vector<Target> list;
     // Lower bits are better targets on every architecture Highway knows.
-    for (int64_t bits = hwy::SupportedTargets() & HWY_TARGETS; bits != 0;
-         bits &= bits - 1) {
-      const int64_t bit = bits & -bits;
+    for (const int64_t bit : hwy::SupportedAndGeneratedTargets()) {
       list.push_back({bit, hwy::TargetName(bit)});
     }
     return list;

@@ -58,9 +58,10 @@ const char* CompiledTargetNames();
 // The kernels compiled for `target`, which must be in RunnableTargets().
 const KernelTable& KernelsFor(int64_t target);
 
-// The slot of `target` in Highway's dispatch tables, computed the way
-// hwy::ChosenTarget does, so a call can pick its target without touching
-// Highway's process-wide choice.
+// The slot of `target` (compiled in) in this library's HWY_EXPORT tables,
+// found by asking the functions of kernels.cc's table which target each was
+// compiled for (every HWY_EXPORT table of one build has the same layout), so
+// a call can pick its target without touching Highway's process-wide choice.
 size_t DispatchIndex(int64_t target);
 
 }  // namespace lrelu::cpu

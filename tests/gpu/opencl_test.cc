@@ -14,6 +14,7 @@
 #include "gpu/device_cases.h"
 #include "lrelu/lrelu.hpp"
 #include "opencl/runtime.h"
+#include "support/lrelu_tester.h"
 #include "support/test_data.h"
 
 namespace lrelu {
@@ -21,6 +22,7 @@ namespace {
 
 using testing::AllDTypes;
 using testing::DeviceCase;
+using testing::LeakyReluTester;
 using testing::Memory;
 using testing::RunDeviceCase;
 using testing::RunSpecials;
@@ -110,20 +112,25 @@ TEST_F(OpenClTest, SpecialsEveryDTypeAlphaVariant) {
   }
 }
 
+// The shared tester on this backend: host pointers, one variant forced.
+LeakyReluTester OnOpenCl(lrelu_dtype_t dtype, const char* variant, size_t n) {
+  LeakyReluTester t;
+  t.backend(LRELU_BACKEND_OPENCL)
+      .variant(variant == nullptr ? "auto" : variant)
+      .dtype(dtype)
+      .shape({static_cast<int64_t>(n)});
+  return t;
+}
+
 TEST_F(OpenClTest, EverySizeTo300) {
   const std::vector<double> alphas = SweepAlphas();
   for (lrelu_dtype_t dtype : DTypes()) {
     for (const char* variant : kVariants) {
       for (size_t n = 0; n <= 300; ++n) {
-        DeviceCase c = Base(dtype, variant);
-        c.n = n;
-        c.alpha = alphas[n % alphas.size()];
-        c.gradient = n % 3 == 1;
-        std::string used;
-        ASSERT_EQ(
-            RunDeviceCase(c, kHostMemory, static_cast<unsigned>(n), &used), "")
-            << lrelu_dtype_name(dtype) << " " << variant << " n " << n;
-        EXPECT_EQ(used, n == 0 ? std::string("empty") : std::string(variant));
+        LeakyReluTester t = OnOpenCl(dtype, variant, n);
+        t.alpha(alphas[n % alphas.size()]).gradient(n % 3 == 1).seed(n).Test();
+        EXPECT_EQ(t.last_variant(),
+                  n == 0 ? std::string("empty") : std::string(variant));
       }
     }
   }
@@ -132,14 +139,9 @@ TEST_F(OpenClTest, EverySizeTo300) {
 TEST_F(OpenClTest, LargeAndAutoVariant) {
   for (lrelu_dtype_t dtype : DTypes()) {
     for (bool gradient : {false, true}) {
-      DeviceCase c = Base(dtype, nullptr);
-      c.n = (size_t{1} << 20) + 3;
-      c.alpha = gradient ? 0.2 : -0.5;
-      c.gradient = gradient;
-      std::string used;
-      EXPECT_EQ(RunDeviceCase(c, kHostMemory, 7, &used), "")
-          << lrelu_dtype_name(dtype);
-      EXPECT_EQ(used, "vec4");
+      LeakyReluTester t = OnOpenCl(dtype, nullptr, (size_t{1} << 20) + 3);
+      t.alpha(gradient ? 0.2 : -0.5).gradient(gradient).seed(7).Test();
+      EXPECT_EQ(t.last_variant(), "vec4");
     }
   }
 }
@@ -148,22 +150,21 @@ TEST_F(OpenClTest, GradientFromYInPlaceAndOffsets) {
   for (lrelu_dtype_t dtype : DTypes()) {
     for (const char* variant : kVariants) {
       for (size_t offset = 0; offset < 4; ++offset) {
-        DeviceCase c = Base(dtype, variant);
-        c.n = 37 + offset;
-        c.offset = offset;
-        c.out_offset = (offset * 3) % 4;
-        c.gradient = true;
-        c.source = LRELU_GRAD_FROM_Y;
-        c.alpha = 1.5;
-        EXPECT_EQ(RunDeviceCase(c, kHostMemory, 11, nullptr), "")
-            << lrelu_dtype_name(dtype) << " " << variant << " offset "
-            << offset;
-        c.gradient = offset % 2 == 0;
-        c.source = LRELU_GRAD_FROM_X;
-        c.in_place = true;
-        c.alpha = -0.5;
-        EXPECT_EQ(RunDeviceCase(c, kHostMemory, 12, nullptr), "")
-            << lrelu_dtype_name(dtype) << " " << variant << " in place";
+        OnOpenCl(dtype, variant, 37 + offset)
+            .offset(offset)
+            .y_offset(offset + (offset * 3) % 4)
+            .gradient(true)
+            .grad_source(GradSource::kFromY)
+            .alpha(1.5)
+            .seed(11)
+            .Test();
+        OnOpenCl(dtype, variant, 37 + offset)
+            .offset(offset)
+            .gradient(offset % 2 == 0)
+            .inplace(true)
+            .alpha(-0.5)
+            .seed(12)
+            .Test();
       }
     }
   }
@@ -175,12 +176,10 @@ TEST_F(OpenClTest, ThreadsShareTheBackend) {
   for (size_t t = 0; t < errors.size(); ++t) {
     threads.emplace_back([t, &errors] {
       for (unsigned round = 0; round < 8 && errors[t].empty(); ++round) {
-        DeviceCase c = Base(t % 2 ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_FLOAT32,
-                            t < 2 ? "vec4" : "scalar");
-        c.n = 1000 + round;
-        c.gradient = round % 2 == 1;
-        errors[t] = RunDeviceCase(
-            c, kHostMemory, static_cast<unsigned>(round + 100 * t), nullptr);
+        LeakyReluTester c =
+            OnOpenCl(t % 2 ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_FLOAT32,
+                     t < 2 ? "vec4" : "scalar", 1000 + round);
+        errors[t] = c.gradient(round % 2 == 1).seed(round + 100 * t).Run();
       }
     });
   }

@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -16,6 +15,7 @@
 
 #include "lrelu/lrelu.hpp"
 #include "std_thread_pool.h"
+#include "support/lrelu_tester.h"
 #include "support/sanitizers.h"
 #include "support/test_data.h"
 
@@ -78,61 +78,29 @@ std::string Describe(const Job& j) {
          " alpha=" + std::to_string(j.alpha);
 }
 
-// Runs one job and returns "" or what went wrong.
+// Runs one job through the shared tester and returns "" or what went
+// wrong (every operand with stride 2 when strided: the gaps must survive).
 std::string RunJob(const Job& j, const lrelu_thread_pool_t* pool,
                    std::mt19937_64& rng) {
-  const size_t elem = lrelu_dtype_size(j.dtype);
-  const size_t step = j.strided ? 2 : 1;
-  const auto v = testing::RandomBits(j.dtype, j.n, rng);
-  const auto s = testing::RandomBits(j.dtype, j.n, rng);
-  // Spread into stride-2 storage when strided; the gaps must survive.
-  auto spread = [&](const std::vector<unsigned char>& packed) {
-    std::vector<unsigned char> out(j.n * elem * step, 0x5a);
-    for (size_t i = 0; i < j.n; ++i) {
-      std::memcpy(&out[i * step * elem], &packed[i * elem], elem);
-    }
-    return out;
-  };
-  std::vector<unsigned char> vbuf = spread(v), sbuf = spread(s);
-  std::vector<unsigned char> obuf(vbuf.size(), 0x5a);
-  const auto d = static_cast<DType>(j.dtype);
-  const std::vector<int64_t> shape = {static_cast<int64_t>(j.n)};
-  const std::vector<int64_t> strides =
-      j.strided ? std::vector<int64_t>{2} : std::vector<int64_t>{};
-  TensorView vv(vbuf.data(), d, shape, strides);
-  TensorView sv(sbuf.data(), d, shape, strides);
-  TensorView ov = j.in_place ? vv : TensorView(obuf.data(), d, shape, strides);
-  Options options;
-  options.threads = j.threads;
-  options.variant = j.variant;
-  options.thread_pool = pool;
+  testing::LeakyReluTester t;
+  t.dtype(j.dtype)
+      .shape({static_cast<int64_t>(j.n)})
+      .alpha(j.alpha)
+      .gradient(j.backward)
+      .grad_source(j.source)
+      .inplace(j.in_place)
+      .variant(j.variant.empty() ? "auto" : j.variant)
+      .threads(j.threads)
+      .thread_pool(pool)
+      .planned(j.two_stage)
+      .executions(j.executions)
+      .seed(rng());
+  if (j.strided) t.strides({2}, {2}, {2});
   try {
-    if (j.two_stage) {
-      Executor e = j.backward ? Executor::backward(vv, sv, j.alpha, j.source,
-                                                   ov, options)
-                              : Executor::forward(vv, j.alpha, ov, options);
-      // In place, a second run would apply the op twice.
-      const int runs = j.in_place ? 1 : j.executions;
-      for (int r = 0; r < runs; ++r) e.execute();
-    } else if (j.backward) {
-      leaky_relu_backward(vv, sv, ov, j.alpha, j.source, options);
-    } else {
-      leaky_relu(vv, ov, j.alpha, options);
-    }
+    return t.Run();
   } catch (const Error& e) {
     return std::string("refused: ") + e.what();
   }
-  const auto& written = j.in_place ? vbuf : obuf;
-  std::vector<unsigned char> packed(j.n * elem);
-  for (size_t i = 0; i < j.n; ++i) {
-    std::memcpy(&packed[i * elem], &written[i * step * elem], elem);
-    for (size_t b = elem; b < step * elem; ++b) {
-      if (written[i * step * elem + b] != 0x5a) return "a gap was written";
-    }
-  }
-  const auto& sign = j.backward ? s : v;
-  return testing::CompareWithReference(j.dtype, v.data(), sign.data(),
-                                       packed.data(), j.n, j.alpha);
 }
 
 void RunCallers(PoolChoice choice, uint64_t seed) {

@@ -1,0 +1,265 @@
+// The SIMD kernels themselves (src/cpu/kernels-inl.h) on every Highway target
+// compiled in that this CPU runs, against the reference oracle:
+// - each dtype's rule on every partial vector (ForPartialVectors: 1 lane up to
+//   a full vector), with all 65,536 float16 and bfloat16 patterns as x, dy and
+//   sign source (subnormals, +-0, +-inf, NaN payloads) and alphas whose
+//   products tie, underflow and overflow;
+// - the table's contiguous loop (head, unrolled body, single vectors, tail),
+//   every entry (forward/gradient x stream x finite alpha), every length up
+//   to two unrolled blocks past a vector, several output alignments, in
+//   place, and no write outside the output.
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels_test.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "cpu/kernels-inl.h"
+#include "hwy/highway.h"
+#include "hwy/tests/test_util-inl.h"
+#include "support/test_data.h"
+
+HWY_BEFORE_NAMESPACE();
+// Outside namespace lrelu, so that gtest's `testing::` (in HWY_BEFORE_TEST)
+// is not lrelu::testing.
+namespace lrelu_kernels_test {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace lt = ::lrelu::testing;
+
+using ::lrelu::cpu::DTypeIndex;
+using ::lrelu::cpu::Kernel;
+using ::lrelu::cpu::KernelArgs;
+using ::lrelu::cpu::KernelTable;
+using ::lrelu::cpu::HWY_NAMESPACE::FillKernelTable;
+using ::lrelu::cpu::HWY_NAMESPACE::Rule;
+using ::lrelu::cpu::HWY_NAMESPACE::RuleBFloat16;
+using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
+using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
+
+// alpha as the kernels receive it: rounded to float32 once (to nearest).
+float Alpha32(double alpha) { return static_cast<float>(alpha); }
+
+bool FiniteNonZero(lrelu_dtype_t dtype, double alpha) {
+  const double a = dtype == LRELU_DTYPE_FLOAT64 ? alpha : Alpha32(alpha);
+  return std::isfinite(a) && a != 0;
+}
+
+// Extra alphas for 16-bit products: halving and thirds make exact ties and
+// subnormal results; 2^-24 flushes everything small; 65504 overflows.
+std::vector<double> RuleAlphas() {
+  std::vector<double> alphas = lt::SweepAlphas();
+  for (double a : {0.5, 1.0 / 3, 0.75, 1.5, 0x1p-24, 65504.0}) {
+    alphas.push_back(a);
+  }
+  return alphas;
+}
+
+// Every 16-bit pattern, and the same patterns in a scrambled order (as sign
+// sources unrelated to the values).
+std::vector<uint16_t> AllPatterns(bool scrambled) {
+  std::vector<uint16_t> bits(65536);
+  for (uint32_t i = 0; i < 65536; ++i) {
+    bits[i] = static_cast<uint16_t>(scrambled ? (i * 40503u) & 0xffffu : i);
+  }
+  return bits;
+}
+
+// Runs rule R on vectors of tag d over v (and s for the gradient) and
+// compares every lane with the oracle.
+template <class R, class D>
+void CheckRule(D d, lrelu_dtype_t dtype, const typename R::T* v,
+               const typename R::T* s, size_t n, double alpha) {
+  using T = typename R::T;
+  const size_t lanes = hn::Lanes(d);
+  n -= n % lanes;
+  std::vector<T> out(n);
+  const float alpha32 = Alpha32(alpha);
+  for (size_t i = 0; i < n; i += lanes) {
+    const auto vv = hn::LoadU(d, v + i);
+    const auto sv = hn::LoadU(d, s + i);
+    hn::StoreU(R::Apply(d, vv, sv, alpha32, alpha), d, out.data() + i);
+  }
+  const std::string diff =
+      lt::CompareWithReference(dtype, v, s, out.data(), n, alpha);
+  EXPECT_EQ(diff, "") << lrelu_dtype_name(dtype) << " on " << lanes
+                      << " lanes, alpha " << alpha << ", "
+                      << hwy::TargetName(HWY_TARGET);
+}
+
+// One tag per partial vector: d has float (or double) lanes; the 16-bit rules
+// run on the u16 tag with as many lanes.
+struct TestRulesOnPartialVectors {
+  template <class D>
+  void SixteenBit(D d16, const std::vector<uint16_t>& v,
+                  const std::vector<uint16_t>& s) {
+    for (double alpha : RuleAlphas()) {
+      CheckRule<Rule<LRELU_DTYPE_FLOAT16>>(d16, LRELU_DTYPE_FLOAT16, v.data(),
+                                           s.data(), v.size(), alpha);
+      CheckRule<RuleBFloat16<false>>(d16, LRELU_DTYPE_BFLOAT16, v.data(),
+                                     s.data(), v.size(), alpha);
+      if (FiniteNonZero(LRELU_DTYPE_BFLOAT16, alpha)) {
+        CheckRule<RuleBFloat16<true>>(d16, LRELU_DTYPE_BFLOAT16, v.data(),
+                                      s.data(), v.size(), alpha);
+      }
+      // The forward pass's rules for a positive alpha (-0 joins the
+      // scaled lanes).
+      if (v.data() == s.data() && FiniteNonZero(LRELU_DTYPE_FLOAT16, alpha) &&
+          Alpha32(alpha) > 0) {
+        CheckRule<RuleFloat16<true>>(d16, LRELU_DTYPE_FLOAT16, v.data(),
+                                     s.data(), v.size(), alpha);
+        CheckRule<RuleBFloat16<true, true>>(d16, LRELU_DTYPE_BFLOAT16, v.data(),
+                                            s.data(), v.size(), alpha);
+      }
+    }
+  }
+
+  template <class R, class D>
+  void Wide(D d, lrelu_dtype_t dtype) {
+    using T = typename R::T;
+    std::mt19937_64 rng(11);
+    const size_t n = 4096;
+    const auto v = lt::RandomBits(dtype, n, rng);
+    const auto s = lt::RandomBits(dtype, n, rng);
+    const T* pv = reinterpret_cast<const T*>(v.data());
+    const T* ps = reinterpret_cast<const T*>(s.data());
+    for (double alpha : RuleAlphas()) {
+      CheckRule<R>(d, dtype, pv, pv, n, alpha);
+      CheckRule<R>(d, dtype, pv, ps, n, alpha);
+    }
+  }
+
+  template <class T, class D>
+  HWY_NOINLINE void operator()(T /*unused*/, D d) {
+    if constexpr (sizeof(T) == 8) {
+      Wide<Rule<LRELU_DTYPE_FLOAT64>>(d, LRELU_DTYPE_FLOAT64);
+    } else {
+      Wide<Rule<LRELU_DTYPE_FLOAT32>>(d, LRELU_DTYPE_FLOAT32);
+      const hn::Rebind<uint16_t, D> d16;
+      const auto all = AllPatterns(false);
+      SixteenBit(d16, all, all);                // forward: s == v
+      SixteenBit(d16, all, AllPatterns(true));  // gradient, mixed signs
+      SixteenBit(d16, all, std::vector<uint16_t>(all.size(), 0xbc00));
+    }
+  }
+};
+
+HWY_NOINLINE void TestRules() {
+  hn::ForPartialVectors<TestRulesOnPartialVectors>()(float());
+  hn::ForPartialVectors<TestRulesOnPartialVectors>()(double());
+}
+
+// bfloat16's full vectors take a different path (two values per u32 lane);
+// check it too, not only through the loop.
+HWY_NOINLINE void TestBFloat16FullVectors() {
+  const StorageTag<RuleBFloat16<false>> d;
+  const auto all = AllPatterns(false);
+  const auto mixed = AllPatterns(true);
+  for (double alpha : RuleAlphas()) {
+    for (const auto* s : {&all, &mixed}) {
+      CheckRule<RuleBFloat16<false>>(d, LRELU_DTYPE_BFLOAT16, all.data(),
+                                     s->data(), all.size(), alpha);
+      if (FiniteNonZero(LRELU_DTYPE_BFLOAT16, alpha)) {
+        CheckRule<RuleBFloat16<true>>(d, LRELU_DTYPE_BFLOAT16, all.data(),
+                                      s->data(), all.size(), alpha);
+      }
+      if (s == &all && FiniteNonZero(LRELU_DTYPE_BFLOAT16, alpha) &&
+          Alpha32(alpha) > 0) {
+        CheckRule<RuleBFloat16<true, true>>(d, LRELU_DTYPE_BFLOAT16, all.data(),
+                                            all.data(), all.size(), alpha);
+      }
+    }
+  }
+}
+
+// One kernel of the table on n elements whose output starts `offset`
+// elements past a 64-byte boundary; in place or not.
+std::string RunKernel(Kernel kernel, lrelu_dtype_t dtype, bool forward,
+                      size_t n, size_t offset, bool in_place, double alpha,
+                      std::mt19937_64& rng) {
+  const size_t size = lrelu_dtype_size(dtype);
+  const auto v = lt::RandomBits(dtype, n, rng);
+  const auto s = forward ? v : lt::RandomBits(dtype, n, rng);
+  constexpr size_t kGuard = 64;
+  auto* buffer = static_cast<unsigned char*>(
+      hwy::AllocateAlignedBytes(n * size + 3 * kGuard, nullptr, nullptr));
+  unsigned char* out = buffer + kGuard + offset * size;
+  std::memset(buffer, 0xa5, n * size + 3 * kGuard);
+  std::vector<unsigned char> sbuf(s);
+  if (in_place) std::memcpy(out, v.data(), v.size());
+  KernelArgs args;
+  args.v = in_place ? out : v.data();
+  args.s = forward ? args.v : sbuf.data();
+  args.out = out;
+  args.n = n;
+  args.alpha32 = Alpha32(alpha);
+  args.alpha = alpha;
+  args.dtype = dtype;
+  kernel(args);
+  std::string diff =
+      lt::CompareWithReference(dtype, v.data(), s.data(), out, n, alpha);
+  for (unsigned char* p = buffer; p < buffer + n * size + 3 * kGuard; ++p) {
+    if ((p < out || p >= out + n * size) && *p != 0xa5) {
+      diff += " wrote outside the output";
+      break;
+    }
+  }
+  hwy::FreeAlignedBytes(buffer, nullptr, nullptr);
+  return diff;
+}
+
+HWY_NOINLINE void TestKernelTable() {
+  KernelTable table;
+  FillKernelTable(&table);
+  std::mt19937_64 rng(12);
+  const double alphas[] = {0.01, -0.5, 3.0, 0.0, HUGE_VAL, std::nan("")};
+  for (lrelu_dtype_t dtype : lt::AllDTypes()) {
+    const size_t size = lrelu_dtype_size(dtype);
+    // Past two unrolled blocks of the widest vector (64 bytes), plus a tail.
+    const size_t max_n = 2 * 4 * HWY_MAX_BYTES / size + 2 * 64 / size + 3;
+    for (int forward = 0; forward < 2; ++forward) {
+      for (int stream = 0; stream < 2; ++stream) {
+        for (int finite = 0; finite < 2; ++finite) {
+          const int t = DTypeIndex(dtype);
+          const Kernel kernel = forward ? table.forward[t][stream][finite]
+                                        : table.backward[t][stream][finite];
+          ASSERT_NE(kernel, nullptr);
+          for (double alpha : alphas) {
+            if (finite && !FiniteNonZero(dtype, alpha)) continue;
+            for (size_t n = 0; n <= max_n; ++n) {
+              for (size_t offset : {size_t{0}, size_t{1}, 16 / size - 1}) {
+                const bool in_place = (n + offset) % 3 == 0 && !stream;
+                const std::string diff =
+                    RunKernel(kernel, dtype, forward != 0, n, offset, in_place,
+                              alpha, rng);
+                ASSERT_EQ(diff, "")
+                    << lrelu_dtype_name(dtype) << " forward " << forward
+                    << " stream " << stream << " finite " << finite << " n "
+                    << n << " offset " << offset << " alpha " << alpha << " "
+                    << hwy::TargetName(HWY_TARGET);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu_kernels_test
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lrelu_kernels_test {
+HWY_BEFORE_TEST(KernelsTest);
+HWY_EXPORT_AND_TEST_P(KernelsTest, TestRules);
+HWY_EXPORT_AND_TEST_P(KernelsTest, TestBFloat16FullVectors);
+HWY_EXPORT_AND_TEST_P(KernelsTest, TestKernelTable);
+}  // namespace lrelu_kernels_test
+#endif  // HWY_ONCE

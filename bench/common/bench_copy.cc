@@ -105,7 +105,6 @@ bool HasAvx512() { return __builtin_cpu_supports("avx512f"); }
 bool HasAvx2() { return __builtin_cpu_supports("avx2"); }
 #else
 bool HasAvx512() { return false; }
-bool HasAvx2() { return false; }
 #endif
 
 }  // namespace

@@ -8,11 +8,19 @@
 #include <new>
 #include <vector>
 
+#include "bench_copy.h"
 #include "bench_timing.h"
 #include "reference/dtype_traits.h"
 
 namespace lrelu_cli {
 namespace {
+
+using lrelu_bench::CallsPerSample;
+using lrelu_bench::CopyLoop;
+using lrelu_bench::Median;
+using lrelu_bench::MemcpyCopy;
+using lrelu_bench::ParallelCopy;
+using lrelu_bench::Seconds;
 
 using lrelu::reference::FloatToBFloat16;
 using lrelu::reference::FloatToHalf;

@@ -9,11 +9,13 @@
 #include <memory>
 #include <string>
 
-#include "bench_copy.h"
 #include "lrelu/kernel.hpp"
 #include "lrelu/lrelu.hpp"
+#include "worker_pool.h"
 
 namespace lrelu_cli {
+
+using lrelu_bench::WorkerPool;
 
 // Three buffers of one size, reused by every case that fits (so that large
 // buffers are allocated and their pages touched once, not per case).

@@ -14,7 +14,6 @@
 #include "atomic_output.h"
 #include "backends.h"
 #include "bench_cases.h"
-#include "bench_copy.h"
 #include "bench_measure.h"
 #include "commands.h"
 #include "errors.h"

@@ -16,6 +16,9 @@ namespace lrelu_cli {
 namespace {
 
 using lrelu::reference::FloatToHalf;
+using lrelu_bench::Median;
+using lrelu_bench::MemcpyCopy;
+using lrelu_bench::Seconds;
 
 constexpr int kSamples = 9;  // odd, for a plain median
 // Each sample moves at least this many elements, so that timer resolution

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "bench_timing.h"
 #include "system.h"
 
 namespace lrelu_bench {
@@ -19,10 +20,7 @@ struct Timed {
   size_t calls = 0;
   size_t batch = 1;
   double Batch() {  // seconds per call over one batch
-    const auto t0 = Clock::now();
-    for (size_t i = 0; i < batch; ++i) v->Run(calls++);
-    const auto t1 = Clock::now();
-    return std::chrono::duration<double>(t1 - t0).count() /
+    return Seconds(batch, [this] { v->Run(calls++); }) /
            static_cast<double>(batch);
   }
 };
@@ -44,14 +42,6 @@ void Calibrate(Timed* t, const Settings& s) {
     }
   }
   t->batch = std::max<size_t>(1, static_cast<size_t>(s.batch_s / best));
-}
-
-double Quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 Block TimeOnce(VariantList& variants, size_t baseline, const Problem& p,

@@ -1,8 +1,9 @@
 // Google Benchmark of lrelu alone: one-call and planned forward, per dtype,
 // size and thread count, with bytes processed (read + write) as the counter.
-// The copy baselines (memcpy and the copy loop of tools/bench_copy.h, the
-// ones `lrelu bench` and `lrelu demo` use) run over the same sizes and
-// threads, so a ratio is one division. For paired timing against peers use
+// The copy baselines of bench/common/bench_copy.h (memcpy and the copy loop,
+// as `lrelu bench` and `lrelu demo` use them; the non-temporal-store loop, as
+// lrelu_bench_peers does) run over the same sizes and threads, so a ratio is
+// one division. For paired timing against peers use
 // lrelu_bench_peers.
 #include <benchmark/benchmark.h>
 
@@ -12,6 +13,7 @@
 
 #include "bench_copy.h"
 #include "lrelu/lrelu.h"
+#include "worker_pool.h"
 
 namespace {
 
@@ -73,7 +75,11 @@ void Forward(benchmark::State& state, lrelu_dtype_t dtype, bool planned) {
 
 // The copy of the same bytes, on as many threads as lrelu's plan for them
 // uses (small sizes stay on the calling thread, as lrelu's do).
-void Copy(benchmark::State& state, lrelu_cli::CopyFunction copy) {
+void Copy(benchmark::State& state, lrelu_bench::CopyFunction copy) {
+  if (copy == nullptr) {
+    state.SkipWithError("this CPU has no AVX2");
+    return;
+  }
   Data d(LRELU_DTYPE_FLOAT32, static_cast<size_t>(state.range(0)));
   lrelu_options_t options;
   lrelu_options_init(&options);
@@ -87,9 +93,9 @@ void Copy(benchmark::State& state, lrelu_cli::CopyFunction copy) {
   }
   const size_t tasks = lrelu_executor_tasks(plan);
   lrelu_executor_destroy(plan);
-  lrelu_cli::WorkerPool pool(tasks > 0 ? tasks - 1 : 0);
+  lrelu_bench::WorkerPool pool(tasks > 0 ? tasks - 1 : 0);
   for (auto _ : state) {
-    lrelu_cli::ParallelCopy(pool, tasks, copy, d.y, d.x, d.bytes);
+    lrelu_bench::ParallelCopy(pool, tasks, copy, d.y, d.x, d.bytes);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 *
@@ -113,8 +119,10 @@ LRELU_GBENCH(LRELU_DTYPE_FLOAT16, f16)
 LRELU_GBENCH(LRELU_DTYPE_BFLOAT16, bf16)
 LRELU_GBENCH(LRELU_DTYPE_FLOAT64, f64)
 // Sizes count float32 elements, so bytes match the f32 rows.
-BENCHMARK_CAPTURE(Copy, f32_memcpy, lrelu_cli::MemcpyCopy)->Apply(Sizes);
-BENCHMARK_CAPTURE(Copy, f32_copy_loop, lrelu_cli::CopyLoop)->Apply(Sizes);
+BENCHMARK_CAPTURE(Copy, f32_memcpy, lrelu_bench::MemcpyCopy)->Apply(Sizes);
+BENCHMARK_CAPTURE(Copy, f32_copy_loop, lrelu_bench::CopyLoop)->Apply(Sizes);
+BENCHMARK_CAPTURE(Copy, f32_nt_copy, lrelu_bench::NtCopyFunction())
+    ->Apply(Sizes);
 
 }  // namespace
 

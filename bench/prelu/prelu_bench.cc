@@ -5,7 +5,6 @@
 // Prints a Markdown table of the best time over the repetitions.
 //   prelu_bench [--reps N] [--threads T]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "lrelu/lrelu.h"
 
 #ifdef LRELU_BENCH_HAVE_ONEDNN
@@ -26,11 +26,7 @@ double BestMs(int reps, const std::function<void()>& run) {
   run();  // warm up (pages, caches, pool)
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best,
-                    std::chrono::duration<double, std::milli>(t1 - t0).count());
+    best = std::min(best, 1e3 * lrelu_bench::Seconds(1, run));
   }
   return best;
 }

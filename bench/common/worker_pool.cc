@@ -1,29 +1,8 @@
-#include "bench_copy.h"
+#include "worker_pool.h"
 
 #include <algorithm>
-#include <cstring>
 
-namespace lrelu_cli {
-
-void MemcpyCopy(void* dst, const void* src, std::size_t bytes) {
-  std::memcpy(dst, src, bytes);
-}
-
-void CopyLoop(void* dst, const void* src, std::size_t bytes) {
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  std::size_t i = 0;
-  for (; i + 64 <= bytes; i += 64) {
-    __builtin_memcpy(d + i, s + i, 64);
-    // Hides the loop's shape from the optimiser, which would otherwise
-    // recognise a copy and call memcpy: the very thing this is compared to.
-    asm volatile("" : "+r"(i));
-  }
-  for (; i < bytes; ++i) {
-    d[i] = s[i];
-    asm volatile("" : "+r"(i));
-  }
-}
+namespace lrelu_bench {
 
 WorkerPool::WorkerPool(std::size_t workers) {
   for (std::size_t i = 1; i <= workers; ++i) {
@@ -83,14 +62,12 @@ void ParallelCopy(WorkerPool& pool, std::size_t tasks, CopyFunction copy,
     copy(dst, src, bytes);
     return;
   }
-  const std::size_t blocks = (bytes + 63) / 64;
-  const std::size_t per_task = (blocks + tasks - 1) / tasks * 64;
   pool.Run(tasks, [&](std::size_t i) {
-    const std::size_t begin = std::min(bytes, i * per_task);
-    const std::size_t end = std::min(bytes, begin + per_task);
+    std::size_t begin = 0, end = 0;
+    CopyTaskRange(i, tasks, bytes, &begin, &end);
     copy(static_cast<unsigned char*>(dst) + begin,
          static_cast<const unsigned char*>(src) + begin, end - begin);
   });
 }
 
-}  // namespace lrelu_cli
+}  // namespace lrelu_bench

@@ -1,8 +1,7 @@
-// The copies `lrelu bench` and `lrelu demo` measure the kernel against, and
-// the few worker threads that let a copy use as many threads as the
-// kernel's plan. The timing loop is in bench_timing.h.
-#ifndef LRELU_TOOLS_BENCH_COPY_H_
-#define LRELU_TOOLS_BENCH_COPY_H_
+// The few worker threads that let a copy baseline (bench_copy.h) use as many
+// threads as the kernel's plan, for `lrelu bench` and lrelu_gbench.
+#ifndef LRELU_BENCH_COMMON_WORKER_POOL_H_
+#define LRELU_BENCH_COMMON_WORKER_POOL_H_
 
 #include <condition_variable>
 #include <cstddef>
@@ -11,16 +10,9 @@
 #include <thread>
 #include <vector>
 
-namespace lrelu_cli {
+#include "bench_copy.h"
 
-// glibc's memcpy, as a CopyFunction (the first baseline).
-void MemcpyCopy(void* dst, const void* src, std::size_t bytes);
-
-// A plain copy loop over 64-byte blocks that the compiler turns into
-// vector loads and stores. It is the second baseline because glibc's
-// memcpy picks `rep movsb` for large sizes, which some virtual machines run
-// far below the memory's speed; a kernel beating "memcpy" there says little.
-void CopyLoop(void* dst, const void* src, std::size_t bytes);
+namespace lrelu_bench {
 
 // Threads that run a task on `count` indices at once, index 0 on the
 // caller. Workers sleep between runs, so they take no CPU from the kernel
@@ -53,13 +45,11 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
-// Copies `bytes` with `copy` (std::memcpy or CopyLoop) split into `tasks`
-// parts of whole 64-byte blocks, one per thread of `pool` (at most
-// pool.size() parts).
-using CopyFunction = void (*)(void*, const void*, std::size_t);
+// Copies `bytes` with `copy` split into `tasks` parts (CopyTaskRange), one
+// per thread of `pool` (at most pool.size() parts).
 void ParallelCopy(WorkerPool& pool, std::size_t tasks, CopyFunction copy,
                   void* dst, const void* src, std::size_t bytes);
 
-}  // namespace lrelu_cli
+}  // namespace lrelu_bench
 
-#endif  // LRELU_TOOLS_BENCH_COPY_H_
+#endif  // LRELU_BENCH_COMMON_WORKER_POOL_H_

@@ -1,0 +1,263 @@
+// PReLU's dalpha: exact sums (reference/exact_sum.h) per alpha element.
+#include "api/prelu_dalpha.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu/float_env.h"
+#include "reference/exact_sum.h"
+#include "reference/reference.h"
+
+namespace lrelu::prelu_impl {
+namespace {
+
+// The value of one element of a 32/16-bit dtype as a float32 (exact).
+float ValueF32(lrelu_dtype_t dtype, const char* p) {
+  uint16_t h;
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::HalfToFloat(h);
+    case LRELU_DTYPE_BFLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::BFloat16ToFloat(h);
+    default: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+  }
+}
+
+// Adds x * dy where x < 0 to the sums, for one element.
+inline void AddTerm(lrelu_dtype_t dtype, const reference::Format& f,
+                    size_t elem, const char* xp, const char* dyp,
+                    reference::ExactSum* sum, reference::BinnedSum* bins) {
+  if (dtype != LRELU_DTYPE_FLOAT64) {
+    // The product of two float32 values is exact in float64.
+    const float x = ValueF32(dtype, xp);
+    if (!(x < 0)) return;
+    const double product =
+        static_cast<double>(x) * static_cast<double>(ValueF32(dtype, dyp));
+    uint64_t bits;
+    std::memcpy(&bits, &product, 8);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      sum->AddSpecial(product);
+    } else {
+      bins->Add(bits);
+    }
+    return;
+  }
+  // float64: the product needs 106 bits; the wide accumulator takes it.
+  const reference::Decoded xd = reference::Decode(f, LoadBits(xp, elem));
+  if (xd.negative && xd.kind != reference::Decoded::kNaN &&
+      xd.kind != reference::Decoded::kZero) {
+    sum->AddProduct(xd, reference::Decode(f, LoadBits(dyp, elem)));
+  }
+}
+
+// dalpha for alpha elements [begin, end): exact sums over each view.
+void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+              const std::vector<int64_t>& dy_offsets, int64_t begin,
+              int64_t end, uint64_t* out) {
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  // The view's dimensions of extent > 1; the last one is the inner loop.
+  std::vector<int64_t> extent, xs, dys;
+  const std::vector<int64_t> shape = ViewShape(p);
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] > 1) {
+      extent.push_back(shape[k]);
+      xs.push_back(p.x.strides[k]);
+      dys.push_back(p.dy.strides[k]);
+    }
+  }
+  if (extent.empty()) {
+    extent.push_back(1);
+    xs.push_back(0);
+    dys.push_back(0);
+  }
+  const size_t outer = extent.size() - 1;
+  const int64_t inner = extent[outer];
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const int64_t xi = xs[outer] * e, dyi = dys[outer] * e;
+  const reference::Format f = reference::FormatOf(p.dtype);
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  bool empty = false;
+  for (int64_t d : shape) empty = empty || d == 0;
+  int64_t rows = 1;
+  for (size_t k = 0; k < outer; ++k) rows *= extent[k];
+  std::vector<int64_t> idx(outer, 0);
+  for (int64_t k = begin; k < end; ++k) {
+    reference::ExactSum sum;
+    reference::BinnedSum bins;
+    if (!empty) {
+      const char* xp = p.x.data + x_offsets[k] * e;
+      const char* dyp = p.dy.data + dy_offsets[k] * e;
+      std::fill(idx.begin(), idx.end(), 0);
+      int64_t xo = 0, dyo = 0;  // bytes
+      for (int64_t r = 0; r < rows; ++r) {
+        const char* xr = xp + xo;
+        const char* dyr = dyp + dyo;
+        for (int64_t i = 0; i < inner; ++i) {
+          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+        }
+        for (size_t j = outer; j-- > 0;) {
+          if (++idx[j] < extent[j]) {
+            xo += xs[j] * e;
+            dyo += dys[j] * e;
+            break;
+          }
+          xo -= (extent[j] - 1) * xs[j] * e;
+          dyo -= (extent[j] - 1) * dys[j] * e;
+          idx[j] = 0;
+        }
+      }
+    }
+    bins.FlushInto(&sum);
+    out[k] = sum.Round(fa);
+  }
+}
+
+// dalpha when alpha varies along x's last axis only (NHWC per channel):
+// rows in memory order, one sum per channel; each task sums its rows, and
+// the exact partial sums are merged (order-independent).
+struct RowSumJob {
+  const PreluPlan* p;
+  int64_t rows, per_task;
+  std::vector<std::vector<reference::ExactSum>>* partial;  // [task][channel]
+};
+
+void SumRows(const RowSumJob& job, size_t task) {
+  const PreluPlan& p = *job.p;
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.rows);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const reference::Format f = reference::FormatOf(p.dtype);
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t xo = 0, dyo = 0, r = begin;
+  for (size_t k = rank - 1; k-- > 0;) {
+    idx[k] = r % p.x.shape[k];
+    r /= p.x.shape[k];
+    xo += idx[k] * p.x.strides[k];
+    dyo += idx[k] * p.dy.strides[k];
+  }
+  const int64_t xs = p.x.strides[rank - 1] * e,
+                dys = p.dy.strides[rank - 1] * e;
+  for (int64_t row = begin; row < end; ++row) {
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    for (int64_t c = 0; c < channels; ++c) {
+      AddTerm(p.dtype, f, elem, xr + c * xs, dyr + c * dys,
+              &sums[static_cast<size_t>(c)], &bins[static_cast<size_t>(c)]);
+    }
+    if (bins[0].count() > (uint64_t{1} << 40)) {
+      for (int64_t c = 0; c < channels; ++c) {
+        bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+      }
+    }
+    for (size_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < p.x.shape[k]) {
+        xo += p.x.strides[k];
+        dyo += p.dy.strides[k];
+        break;
+      }
+      xo -= (p.x.shape[k] - 1) * p.x.strides[k];
+      dyo -= (p.x.shape[k] - 1) * p.dy.strides[k];
+      idx[k] = 0;
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+  }
+}
+
+// Fills dalpha (alpha's element order) for the last-axis-only case.
+void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
+               uint64_t* out) {
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  RowSumJob job{&p, p.x.n / channels, 0, nullptr};
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  const int64_t bytes =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  std::vector<std::vector<reference::ExactSum>> partial(
+      static_cast<size_t>(tasks),
+      std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
+  job.partial = &partial;
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  if (tasks == 1) {
+    SumRows(job, 0);
+  } else {
+    pool->parallel_for(
+        pool->pool_context,
+        [](void* ctx, size_t i) {
+          SumRows(*static_cast<const RowSumJob*>(ctx), i);
+        },
+        &job, static_cast<size_t>(tasks));
+  }
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (size_t t = 1; t < partial.size(); ++t) {
+      partial[0][static_cast<size_t>(c)].Merge(
+          partial[t][static_cast<size_t>(c)]);
+    }
+    out[c] = partial[0][static_cast<size_t>(c)].Round(fa);
+  }
+}
+
+struct SumTask {
+  const PreluPlan* p;
+  const std::vector<int64_t>* x_offsets;
+  const std::vector<int64_t>* dy_offsets;
+  uint64_t* out;
+  int64_t per_task;
+};
+
+}  // namespace
+
+void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+               const std::vector<int64_t>& dy_offsets,
+               const lrelu_thread_pool_t* run_pool, uint64_t* out) {
+  const size_t rank = p.x.shape.size();
+  size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
+  const int64_t bytes =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks = std::min<size_t>(
+      {tasks, static_cast<size_t>(p.alpha_count),
+       static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
+  if (p.alpha_axes.size() == 1 &&
+      p.alpha_axes[0] == static_cast<int>(rank) - 1 && p.x.n > 0) {
+    SumByRows(p, run_pool, out);
+  } else if (tasks <= 1) {
+    SumRange(p, x_offsets, dy_offsets, 0, p.alpha_count, out);
+  } else {
+    SumTask t{&p, &x_offsets, &dy_offsets, out,
+              (p.alpha_count + static_cast<int64_t>(tasks) - 1) /
+                  static_cast<int64_t>(tasks)};
+    run_pool->parallel_for(
+        run_pool->pool_context,
+        [](void* ctx, size_t i) {
+          const auto& task = *static_cast<SumTask*>(ctx);
+          const int64_t b = static_cast<int64_t>(i) * task.per_task;
+          const int64_t e = std::min(b + task.per_task, task.p->alpha_count);
+          if (b < e) {
+            SumRange(*task.p, *task.x_offsets, *task.dy_offsets, b, e,
+                     task.out);
+          }
+        },
+        &t, tasks);
+  }
+}
+
+}  // namespace lrelu::prelu_impl

@@ -1,0 +1,192 @@
+// PReLU's row mode (api/prelu_rows.h).
+#include "api/prelu_rows.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/prelu_rows.h"
+#include "cpu/thread_pool.h"
+#include "reference/exact_sum.h"
+#include "reference/reference.h"
+
+namespace lrelu::prelu_impl {
+namespace {
+
+struct RowJob {
+  const PreluPlan* p;
+  const View* v;    // x (forward) or dy
+  const View* out;  // y or dx
+  RowLayout layout;
+  cpu::PreluRowKernel kernel;      // alpha varies along the row
+  const cpu::KernelTable* scalar;  // alpha constant along the row
+  bool reference;                  // variant "reference": the oracle
+  int64_t rows;
+  int64_t per_task;
+};
+
+void RunRows(const RowJob& job, int64_t begin, int64_t end) {
+  const PreluPlan& p = *job.p;
+  const RowLayout& l = job.layout;
+  cpu::DefaultFloatEnv env;
+  const int last = l.rank - 1;
+  const int64_t length = l.extent[last];
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
+  const reference::Format af = reference::FormatOf(p.alpha.dtype);
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  const bool per_element = l.as[last] != 0;
+  const size_t buffered = per_element ? static_cast<size_t>(length) : 1;
+  std::vector<float> a32(buffered);
+  std::vector<double> a64(buffered);
+  std::vector<int64_t> idx(static_cast<size_t>(last), 0);
+  int64_t xo = 0, vo = 0, oo = 0, ao = 0;
+  int64_t r = begin;
+  for (int k = last; k-- > 0;) {
+    idx[k] = r % l.extent[k];
+    r /= l.extent[k];
+    xo += idx[k] * l.xs[k];
+    vo += idx[k] * l.vs[k];
+    oo += idx[k] * l.os[k];
+    ao += idx[k] * l.as[k];
+  }
+  const int64_t xs = l.xs[last], vs = l.vs[last], os = l.os[last],
+                as = l.as[last];
+  int64_t loaded = -1;  // alpha offset of the row in a32/a64
+  for (int64_t row = begin; row < end; ++row) {
+    if (ao != loaded) {
+      for (size_t i = 0; i < buffered; ++i) {
+        const double a = reference::ToDouble(
+            af, LoadBits(p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
+                                            static_cast<int64_t>(alpha_elem),
+                         alpha_elem));
+        a64[i] = a;
+        a32[i] = static_cast<float>(a);
+      }
+      loaded = ao;
+    }
+    char* xp = p.x.data + xo * e;
+    char* vp = job.v->data + vo * e;
+    char* op = job.out->data + oo * e;
+    const bool dense = xs == 1 && vs == 1 && os == 1 &&
+                       reinterpret_cast<uintptr_t>(xp) % elem == 0 &&
+                       reinterpret_cast<uintptr_t>(vp) % elem == 0 &&
+                       reinterpret_cast<uintptr_t>(op) % elem == 0;
+    if (dense && !job.reference && per_element) {
+      job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
+                  wide ? a64.data() : nullptr, static_cast<size_t>(length)});
+    } else if (dense && !job.reference) {
+      // finite_alpha kernels need alpha (as float32) finite and nonzero.
+      const float a = a32[0];
+      const bool finite =
+          wide ? (a64[0] - a64[0] == 0 && a64[0] != 0) : (a - a == 0 && a != 0);
+      const int d = cpu::DTypeIndex(p.dtype);
+      const cpu::Kernel k = p.backward ? job.scalar->backward[d][0][finite]
+                                       : job.scalar->forward[d][0][finite];
+      k({vp, xp, op, static_cast<size_t>(length), a, a64[0], p.dtype});
+    } else {
+      for (int64_t i = 0; i < length; ++i) {
+        reference::Apply(p.dtype, vp + i * vs * e, xp + i * xs * e,
+                         op + i * os * e, 1, a64[per_element ? i : 0]);
+      }
+    }
+    for (int k = last; k-- > 0;) {
+      if (++idx[k] < l.extent[k]) {
+        xo += l.xs[k];
+        vo += l.vs[k];
+        oo += l.os[k];
+        ao += l.as[k];
+        break;
+      }
+      const int64_t back = l.extent[k] - 1;
+      xo -= back * l.xs[k];
+      vo -= back * l.vs[k];
+      oo -= back * l.os[k];
+      ao -= back * l.as[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
+  RowLayout l;
+  for (size_t k = 0; k < p.x.shape.size(); ++k) {
+    if (p.x.shape[k] == 1) continue;
+    const int64_t e = p.x.shape[k];
+    if (l.rank > 0) {
+      const int m = l.rank - 1;
+      if (l.xs[m] == p.x.strides[k] * e && l.vs[m] == v.strides[k] * e &&
+          l.os[m] == out.strides[k] * e &&
+          l.as[m] == p.alpha_strides_x[k] * e) {
+        l.extent[m] *= e;
+        l.xs[m] = p.x.strides[k];
+        l.vs[m] = v.strides[k];
+        l.os[m] = out.strides[k];
+        l.as[m] = p.alpha_strides_x[k];
+        continue;
+      }
+    }
+    l.extent[l.rank] = e;
+    l.xs[l.rank] = p.x.strides[k];
+    l.vs[l.rank] = v.strides[k];
+    l.os[l.rank] = out.strides[k];
+    l.as[l.rank] = p.alpha_strides_x[k];
+    ++l.rank;
+  }
+  if (l.rank == 0) {  // one element
+    l.rank = 1;
+    l.extent[0] = 1;
+    l.xs[0] = l.vs[0] = l.os[0] = 1;
+    l.as[0] = 0;
+  }
+  return l;
+}
+
+bool RowsAreDense(const RowLayout& l) {
+  const int last = l.rank - 1;
+  return l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1;
+}
+
+lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
+                           const RowLayout& layout, const lrelu_options_t& o) {
+  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
+  const cpu::Target* target = &targets[0];
+  for (const cpu::Target& t : targets) {
+    if (p.has_target && p.cpu_target == t.name) target = &t;
+  }
+  RowJob job{&p, &v, &out, layout, nullptr, nullptr, false, 0, 0};
+  job.reference = p.has_variant && p.variant == "reference";
+  job.kernel =
+      cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
+  job.scalar = &cpu::KernelsFor(target->bit);
+  job.rows = p.x.n / layout.extent[layout.rank - 1];
+  const lrelu_thread_pool_t* pool =
+      o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
+  const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
+                     (p.backward ? 3 : 2);
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  if (tasks <= 1) {
+    RunRows(job, 0, job.rows);
+    return LRELU_STATUS_OK;
+  }
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  pool->parallel_for(
+      pool->pool_context,
+      [](void* ctx, size_t i) {
+        const auto& j = *static_cast<const RowJob*>(ctx);
+        const int64_t b = static_cast<int64_t>(i) * j.per_task;
+        const int64_t e = std::min(b + j.per_task, j.rows);
+        if (b < e) RunRows(j, b, e);
+      },
+      &job, static_cast<size_t>(tasks));
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace lrelu::prelu_impl

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cpu/float_env.h"
+#include "cpu/prelu_dalpha.h"
 #include "reference/exact_sum.h"
 #include "reference/reference.h"
 
@@ -76,6 +77,20 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     xs.push_back(0);
     dys.push_back(0);
   }
+  // Merge neighbours that x and dy both step over exactly (long rows).
+  for (size_t k = extent.size() - 1; k-- > 0;) {
+    if (xs[k] == xs[k + 1] * extent[k + 1] &&
+        dys[k] == dys[k + 1] * extent[k + 1]) {
+      extent[k] *= extent[k + 1];
+      xs[k] = xs[k + 1];
+      dys[k] = dys[k + 1];
+      extent.erase(extent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      dys.erase(dys.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    }
+  }
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  cpu::ProductBins products;
   const size_t outer = extent.size() - 1;
   const int64_t inner = extent[outer];
   const size_t elem = lrelu_dtype_size(p.dtype);
@@ -99,8 +114,13 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       for (int64_t r = 0; r < rows; ++r) {
         const char* xr = xp + xo;
         const char* dyr = dyp + dyo;
-        for (int64_t i = 0; i < inner; ++i) {
-          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+        if (wide) {
+          for (int64_t i = 0; i < inner; ++i) {
+            AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+          }
+        } else {
+          products.Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
+                       &sum);
         }
         for (size_t j = outer; j-- > 0;) {
           if (++idx[j] < extent[j]) {
@@ -114,6 +134,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         }
       }
     }
+    products.FlushInto(&bins);
     bins.FlushInto(&sum);
     out[k] = sum.Round(fa);
   }
@@ -179,6 +200,98 @@ void SumRows(const RowSumJob& job, size_t task) {
   }
 }
 
+// SumRows for 32/16-bit x: the rows (merged where x and dy both step over
+// exactly) in segments of up to kSegment; per channel, one strided run down
+// the segment through ProductBins into that channel's BinnedSum. A segment
+// is small enough to stay in cache while its channels are read.
+constexpr int64_t kSegment = 256;
+
+void SumRowSegments(const RowSumJob& job, size_t task) {
+  const PreluPlan& p = *job.p;
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.rows);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
+  const reference::Format f = reference::FormatOf(p.dtype);
+  std::vector<int64_t> ext, xs, dys;
+  for (size_t k = 0; k + 1 < rank; ++k) {
+    if (p.x.shape[k] == 1) continue;
+    if (!ext.empty() && xs.back() == p.x.strides[k] * p.x.shape[k] &&
+        dys.back() == p.dy.strides[k] * p.x.shape[k]) {
+      ext.back() *= p.x.shape[k];
+      xs.back() = p.x.strides[k];
+      dys.back() = p.dy.strides[k];
+    } else {
+      ext.push_back(p.x.shape[k]);
+      xs.push_back(p.x.strides[k]);
+      dys.push_back(p.dy.strides[k]);
+    }
+  }
+  if (ext.empty()) {
+    ext.push_back(1);
+    xs.push_back(0);
+    dys.push_back(0);
+  }
+  const size_t last = ext.size() - 1;
+  std::vector<int64_t> idx(ext.size(), 0);
+  int64_t xo = 0, dyo = 0, r = begin;
+  for (size_t k = ext.size(); k-- > 0;) {
+    idx[k] = r % ext[k];
+    r /= ext[k];
+    xo += idx[k] * xs[k];
+    dyo += idx[k] * dys[k];
+  }
+  const int64_t xc = p.x.strides[rank - 1], dyc = p.dy.strides[rank - 1];
+  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  cpu::ProductBins products;
+  for (int64_t row = begin; row < end;) {
+    const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    for (int64_t c = 0; c < channels; ++c) {
+      reference::BinnedSum& b = bins[static_cast<size_t>(c)];
+      reference::ExactSum& sum = sums[static_cast<size_t>(c)];
+      const char* xp = xr + c * xc * e;
+      const char* dyp = dyr + c * dyc * e;
+      if (seg < 16) {  // a flush of the product bins would cost more
+        for (int64_t i = 0; i < seg; ++i) {
+          AddTerm(p.dtype, f, static_cast<size_t>(e), xp + i * xs[last] * e,
+                  dyp + i * dys[last] * e, &sum, &b);
+        }
+      } else {
+        products.Add(p.dtype, xp, xs[last], dyp, dys[last], seg, &b, &sum);
+        products.FlushInto(&b);
+      }
+      if (b.count() > (uint64_t{1} << 42)) b.FlushInto(&sum);
+    }
+    row += seg;
+    idx[last] += seg;
+    xo += seg * xs[last];
+    dyo += seg * dys[last];
+    if (idx[last] < ext[last]) continue;
+    xo -= ext[last] * xs[last];
+    dyo -= ext[last] * dys[last];
+    idx[last] = 0;
+    for (size_t k = last; k-- > 0;) {
+      if (++idx[k] < ext[k]) {
+        xo += xs[k];
+        dyo += dys[k];
+        break;
+      }
+      xo -= (ext[k] - 1) * xs[k];
+      dyo -= (ext[k] - 1) * dys[k];
+      idx[k] = 0;
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+  }
+}
+
 // Fills dalpha (alpha's element order) for the last-axis-only case.
 void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
                uint64_t* out) {
@@ -196,14 +309,17 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
       std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
   job.partial = &partial;
   job.per_task = (job.rows + tasks - 1) / tasks;
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   if (tasks == 1) {
-    SumRows(job, 0);
+    wide ? SumRows(job, 0) : SumRowSegments(job, 0);
   } else {
     pool->parallel_for(
         pool->pool_context,
-        [](void* ctx, size_t i) {
-          SumRows(*static_cast<const RowSumJob*>(ctx), i);
-        },
+        wide ? [](void* ctx,
+                  size_t i) { SumRows(*static_cast<const RowSumJob*>(ctx), i); }
+             : [](void* ctx, size_t i) {
+                 SumRowSegments(*static_cast<const RowSumJob*>(ctx), i);
+               },
         &job, static_cast<size_t>(tasks));
   }
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);

@@ -110,6 +110,15 @@ class BinnedSum {
     ++count_;
   }
 
+  // Adds value * 2^exponent exactly: exponent >= -1075, |value| < 2^62
+  // (a block of terms already summed, e.g. cpu/prelu_dalpha.h's bins).
+  // Counts as 2^9 terms towards count().
+  void AddScaled(int64_t value, int exponent) {
+    const int position = exponent + 1075;
+    bin_[position >> 5] += static_cast<__int128>(value) << (position & 31);
+    count_ += 512;
+  }
+
   // Adds another BinnedSum's bins (per-task partial sums).
   void Merge(const BinnedSum& other) {
     for (int i = 0; i < kBins; ++i) bin_[i] += other.bin_[i];

@@ -1,0 +1,58 @@
+// PReLU's dalpha for float32/float16/bfloat16 x and dy: the exact sum of
+// x * dy over the elements where x < 0 (docs/prelu.md), fed to the wide
+// accumulator (reference/exact_sum.h) in bulk.
+//
+// Each product of two 32/16-bit values is exact in float64 and has at most
+// 48 significant bits, so its float64 significand has 5 trailing zeros:
+// (significand >> 5) << (exponent & 3) is below 2^51 and is added, without
+// branches, to a 64-bit bin for exponent >> 2 (512 bins, 4 KiB). 2^11 such
+// terms cannot overflow a bin; the bins then go into a BinnedSum (and that,
+// at the end, into the ExactSum). Zero
+// products (x >= 0, or x or dy zero) land in bin 0 and inf/NaN ones in bin
+// 511, which no finite nonzero product reaches (their exponents lie in
+// 2^-298 .. 2^256): both bins are dropped, and a run with an inf or NaN
+// product is rescanned for those. Integer sums only, so exact and
+// independent of order, chunking, thread count and SIMD target.
+#ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
+#define LRELU_SRC_CPU_PRELU_DALPHA_H_
+
+#include <cstdint>
+
+#include "lrelu/lrelu.h"
+#include "reference/exact_sum.h"
+
+namespace lrelu::cpu {
+
+class ProductBins {
+ public:
+  ProductBins() { Clear(); }
+
+  // Adds x[i * xs] * dy[i * dys] for i < n where x[i * xs] < 0 (strides in
+  // elements; dtype float32, float16 or bfloat16). Moves the bins into
+  // `bins` whenever they are close to full (and `bins` into `sum` when it
+  // is), and records inf/NaN products in `sum` directly. Needs the IEEE
+  // default FP environment (no DAZ).
+  void Add(lrelu_dtype_t dtype, const void* x, int64_t xs, const void* dy,
+           int64_t dys, int64_t n, reference::BinnedSum* bins,
+           reference::ExactSum* sum);
+
+  // Moves what the bins hold into `bins` and clears them; the caller
+  // flushes `bins` into an ExactSum before its count() reaches 2^43.
+  void FlushInto(reference::BinnedSum* bins);
+
+ private:
+  static constexpr int kBins = 512;
+  static constexpr int64_t kMaxTerms = int64_t{1} << 11;
+
+  void Clear();
+  template <typename Format>
+  void AddRun(const void* x, int64_t xs, const void* dy, int64_t dys, int64_t n,
+              reference::ExactSum* sum);
+
+  uint64_t bin_[kBins];  // two's complement; exact while below 2^63
+  int64_t terms_;        // added since the last flush
+};
+
+}  // namespace lrelu::cpu
+
+#endif  // LRELU_SRC_CPU_PRELU_DALPHA_H_

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cpu/float_env.h"
+#include "cpu/kernels.h"
 #include "cpu/prelu_dalpha.h"
 #include "reference/exact_sum.h"
 #include "reference/reference.h"
@@ -57,6 +58,15 @@ inline void AddTerm(lrelu_dtype_t dtype, const reference::Format& f,
   }
 }
 
+// The Highway target the options ask for (else the best one).
+int64_t TargetBit(const PreluPlan& p) {
+  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
+  for (const cpu::Target& t : targets) {
+    if (p.has_target && p.cpu_target == t.name) return t.bit;
+  }
+  return targets[0].bit;
+}
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
@@ -90,7 +100,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     }
   }
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
-  cpu::ProductBins products;
+  cpu::ProductBins products(TargetBit(p));
   const size_t outer = extent.size() - 1;
   const int64_t inner = extent[outer];
   const size_t elem = lrelu_dtype_size(p.dtype);
@@ -206,6 +216,15 @@ void SumRows(const RowSumJob& job, size_t task) {
 // is small enough to stay in cache while its channels are read.
 constexpr int64_t kSegment = 256;
 
+// n elements of `elem` bytes, `step` bytes apart, copied to `out`.
+void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
+  if (elem == 4) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 4 * i, p + i * step, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 2 * i, p + i * step, 2);
+  }
+}
+
 void SumRowSegments(const RowSumJob& job, size_t task) {
   const PreluPlan& p = *job.p;
   const int64_t begin = static_cast<int64_t>(task) * job.per_task;
@@ -247,7 +266,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   }
   const int64_t xc = p.x.strides[rank - 1], dyc = p.dy.strides[rank - 1];
   std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
-  cpu::ProductBins products;
+  cpu::ProductBins products(TargetBit(p));
+  alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
@@ -262,8 +282,14 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
           AddTerm(p.dtype, f, static_cast<size_t>(e), xp + i * xs[last] * e,
                   dyp + i * dys[last] * e, &sum, &b);
         }
+      } else if (xs[last] == 1 && dys[last] == 1) {
+        products.Add(p.dtype, xp, 1, dyp, 1, seg, &b, &sum);
+        products.FlushInto(&b);
       } else {
-        products.Add(p.dtype, xp, xs[last], dyp, dys[last], seg, &b, &sum);
+        // Gathered first, so the run takes the SIMD kernel.
+        Gather(xp, xs[last] * e, e, seg, x_buffer);
+        Gather(dyp, dys[last] * e, e, seg, dy_buffer);
+        products.Add(p.dtype, x_buffer, 1, dy_buffer, 1, seg, &b, &sum);
         products.FlushInto(&b);
       }
       if (b.count() > (uint64_t{1} << 42)) b.FlushInto(&sum);

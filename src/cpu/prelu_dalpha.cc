@@ -1,44 +1,152 @@
+// ProductBins (cpu/prelu_dalpha.h). The terms of a contiguous run (bin
+// index and signed, shifted significand per element) are computed by a
+// Highway kernel compiled once per target (foreach_target.h re-includes this
+// file); adding them to the bins is a scalar loop, as no target has a
+// conflict-free scatter-add. Strided runs go through a scalar loop.
 #include "cpu/prelu_dalpha.h"
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/prelu_dalpha.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "cpu/convert-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// x and dy of one step widened to float64 lanes, per storage dtype.
+struct LoadF32 {
+  using T = float;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+  }
+};
+template <bool kHalf>
+struct Load16 {
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
+    const hn::Rebind<float, D> df;
+    const auto bits = hn::LoadU(hn::Rebind<uint16_t, D>(), p);
+    return hn::PromoteTo(
+        d, kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits));
+  }
+};
+
+// Terms of elements i .. i + Lanes(d) - 1; ORs the field of inf/NaN
+// products into *special.
+template <class L, class D>
+HWY_INLINE void Step(D d, const typename L::T* x, const typename L::T* dy,
+                     uint64_t* value, uint64_t* index,
+                     hn::Vec<hn::RebindToUnsigned<D>>* special) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto xv = L::Load(d, x);
+  const auto product =
+      hn::IfThenElseZero(hn::Lt(xv, hn::Zero(d)), hn::Mul(xv, L::Load(d, dy)));
+  const auto bits = hn::BitCast(du, product);
+  const auto field = hn::And(hn::ShiftRight<52>(bits), hn::Set(du, 0x7ffu));
+  const auto m = hn::ShiftRight<5>(
+      hn::Or(hn::And(bits, hn::Set(du, 0x000fffffffffffffull)),
+             hn::Set(du, uint64_t{1} << 52)));
+  const auto shifted = hn::Shl(m, hn::And(field, hn::Set(du, 3u)));
+  const auto negative =
+      hn::BitCast(du, hn::ShiftRight<63>(hn::BitCast(di, bits)));
+  hn::StoreU(hn::Sub(hn::Xor(shifted, negative), negative), du, value);
+  hn::StoreU(hn::ShiftRight<2>(field), du, index);
+  *special =
+      hn::Or(*special, hn::VecFromMask(du, hn::Eq(field, hn::Set(du, 0x7ffu))));
+}
+
+template <class L>
+bool Terms(const void* xp, const void* dyp, size_t n, uint64_t* value,
+           uint64_t* index) {
+  const auto* x = static_cast<const typename L::T*>(xp);
+  const auto* dy = static_cast<const typename L::T*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t lanes = hn::Lanes(d);
+  auto special = hn::Zero(du);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    Step<L>(d, x + i, dy + i, value + i, index + i, &special);
+  }
+  const hn::CappedTag<double, 1> d1;
+  auto special1 = hn::Zero(hn::RebindToUnsigned<decltype(d1)>());
+  for (; i < n; ++i) {
+    Step<L>(d1, x + i, dy + i, value + i, index + i, &special1);
+  }
+  return !hn::AllTrue(du, hn::Eq(special, hn::Zero(du))) ||
+         hn::GetLane(special1) != 0;
+}
+
+void FillTermsTable(TermsTable* table) {
+  table->terms[0] = &Terms<LoadF32>;
+  table->terms[1] = &Terms<Load16<true>>;
+  table->terms[2] = &Terms<Load16<false>>;
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lrelu::cpu {
+
+HWY_EXPORT(FillTermsTable);
+
+const TermsTable& TermsFor(int64_t target) {
+  constexpr size_t kSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
+  static TermsTable tables[kSlots];
+  static std::once_flag filled[kSlots];
+  const size_t index = DispatchIndex(target);
+  std::call_once(filled[index], [index] {
+    HWY_DISPATCH_TABLE(FillTermsTable)[index](&tables[index]);
+  });
+  return tables[index];
+}
+
 namespace {
 
-// Storage types: float32, and the 16-bit formats as raw bits.
+// Storage types for the strided scalar loop and the inf/NaN rescan:
+// float32, and the 16-bit formats as raw bits.
+inline float Bits32(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
 struct F32 {
   using T = float;
   static float Widen(float v) { return v; }
 };
 struct BF16 {
   using T = uint16_t;
-  static float Widen(uint16_t v);
+  static float Widen(uint16_t v) { return Bits32(uint32_t{v} << 16); }
 };
+// float16: the magnitude's bits moved into float32's fields and scaled by
+// 2^112 (exact, subnormals included, given no DAZ); inf and NaN keep an
+// all-ones exponent.
 struct F16 {
   using T = uint16_t;
-  static float Widen(uint16_t v);
+  static float Widen(uint16_t v) {
+    const uint32_t magnitude = uint32_t{v & 0x7fffu} << 13;
+    const uint32_t sign = uint32_t{v & 0x8000u} << 16;
+    float f = Bits32(magnitude) * 0x1p112f;
+    if ((v & 0x7c00u) == 0x7c00u) f = Bits32(magnitude | 0x7f800000u);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return Bits32(b | sign);
+  }
 };
-
-inline float Bits32(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-// Exact widening to float32. float16: the magnitude's bits moved into
-// float32's fields and scaled by 2^112 (exact, subnormals included, given
-// no DAZ); inf and NaN keep an all-ones exponent.
-inline float BF16::Widen(uint16_t v) { return Bits32(uint32_t{v} << 16); }
-inline float F16::Widen(uint16_t v) {
-  const uint32_t magnitude = uint32_t{v & 0x7fffu} << 13;
-  const uint32_t sign = uint32_t{v & 0x8000u} << 16;
-  float f = Bits32(magnitude) * 0x1p112f;
-  if ((v & 0x7c00u) == 0x7c00u) f = Bits32(magnitude | 0x7f800000u);
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return Bits32(b | sign);
-}
 
 // x * dy in float64 where x < 0, else +0 (exact); its bits.
 template <typename Format>
@@ -51,7 +159,33 @@ inline uint64_t ProductBits(typename Format::T xv, typename Format::T dyv) {
   return bits & (uint64_t{0} - static_cast<uint64_t>(x < 0.0f));
 }
 
+// Records the inf/NaN products of a run in `sum`.
+template <typename Format>
+void AddSpecials(const void* xv, int64_t xs, const void* dyv, int64_t dys,
+                 int64_t n, reference::ExactSum* sum) {
+  const auto* x = static_cast<const typename Format::T*>(xv);
+  const auto* dy = static_cast<const typename Format::T*>(dyv);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      double p;
+      std::memcpy(&p, &bits, 8);
+      sum->AddSpecial(p);
+    }
+  }
+}
+
+int FormatIndex(lrelu_dtype_t dtype) {
+  return dtype == LRELU_DTYPE_FLOAT16    ? 1
+         : dtype == LRELU_DTYPE_BFLOAT16 ? 2
+                                         : 0;
+}
+
 }  // namespace
+
+ProductBins::ProductBins(int64_t target) : terms_fn_(&TermsFor(target)) {
+  Clear();
+}
 
 void ProductBins::Clear() {
   std::memset(bin_, 0, sizeof(bin_));
@@ -59,8 +193,8 @@ void ProductBins::Clear() {
 }
 
 template <typename Format>
-void ProductBins::AddRun(const void* xv, int64_t xs, const void* dyv,
-                         int64_t dys, int64_t n, reference::ExactSum* sum) {
+bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
+                             int64_t dys, int64_t n) {
   const auto* x = static_cast<const typename Format::T*>(xv);
   const auto* dy = static_cast<const typename Format::T*>(dyv);
   uint64_t special = 0;
@@ -70,27 +204,17 @@ void ProductBins::AddRun(const void* xv, int64_t xs, const void* dyv,
     const uint64_t m =
         ((bits & 0x000fffffffffffffull) | (uint64_t{1} << 52)) >> 5;
     const uint64_t negative = uint64_t{0} - (bits >> 63);  // all ones or 0
-    const uint64_t signed_m = ((m << (field & 3)) ^ negative) - negative;
-    bin_[field >> 2] += signed_m;
+    bin_[field >> 2] += ((m << (field & 3)) ^ negative) - negative;
     special |= static_cast<uint64_t>(field == 0x7ffu);
   }
-  terms_ += n;
-  if (special != 0) {
-    for (int64_t i = 0; i < n; ++i) {
-      const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
-      if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
-        double p;
-        std::memcpy(&p, &bits, 8);
-        sum->AddSpecial(p);
-      }
-    }
-  }
+  return special != 0;
 }
 
 void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
                       const void* dy, int64_t dys, int64_t n,
                       reference::BinnedSum* bins, reference::ExactSum* sum) {
   const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  const int format = FormatIndex(dtype);
   const auto* xb = static_cast<const char*>(x);
   const auto* dyb = static_cast<const char*>(dy);
   while (n > 0) {
@@ -98,18 +222,23 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
       FlushInto(bins);
       if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
     }
-    const int64_t run = std::min(n, kMaxTerms - terms_);
-    switch (dtype) {
-      case LRELU_DTYPE_FLOAT16:
-        AddRun<F16>(xb, xs, dyb, dys, run, sum);
-        break;
-      case LRELU_DTYPE_BFLOAT16:
-        AddRun<BF16>(xb, xs, dyb, dys, run, sum);
-        break;
-      default:
-        AddRun<F32>(xb, xs, dyb, dys, run, sum);
-        break;
+    const int64_t run = std::min({n, kMaxTerms - terms_, kBlock});
+    bool special;
+    if (xs == 1 && dys == 1) {
+      special = terms_fn_->terms[format](xb, dyb, static_cast<size_t>(run),
+                                         value_, index_);
+      for (int64_t i = 0; i < run; ++i) bin_[index_[i]] += value_[i];
+    } else {
+      special = format == 1   ? AddStrided<F16>(xb, xs, dyb, dys, run)
+                : format == 2 ? AddStrided<BF16>(xb, xs, dyb, dys, run)
+                              : AddStrided<F32>(xb, xs, dyb, dys, run);
     }
+    if (special) {
+      if (format == 1) AddSpecials<F16>(xb, xs, dyb, dys, run, sum);
+      if (format == 2) AddSpecials<BF16>(xb, xs, dyb, dys, run, sum);
+      if (format == 0) AddSpecials<F32>(xb, xs, dyb, dys, run, sum);
+    }
+    terms_ += run;
     xb += run * xs * elem;
     dyb += run * dys * elem;
     n -= run;
@@ -117,19 +246,18 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  // Bin j holds multiples of 2^(4 j - 1070); bins 0 and 511 hold no finite
-  // nonzero product (see the header). Skip empty groups of 8 quickly.
-  for (int g = 0; g < kBins; g += 8) {
-    uint64_t any = 0;
-    for (int j = g; j < g + 8; ++j) any |= bin_[j];
-    if (any == 0) continue;
-    for (int j = std::max(g, 1); j < std::min(g + 8, kBins - 1); ++j) {
-      if (bin_[j] != 0) {
-        bins->AddScaled(static_cast<int64_t>(bin_[j]), 4 * j - 1070);
-      }
+  // Bin j holds multiples of 2^(4 j - 1070). Finite nonzero products of
+  // 32/16-bit values lie in 2^-298 .. 2^256, i.e. bins kFirst .. kLast;
+  // bin 0 (zeros) and bin 511 (inf/NaN) are dropped.
+  for (int j = kFirst; j <= kLast; ++j) {
+    if (bin_[j] != 0) {
+      bins->AddScaled(static_cast<int64_t>(bin_[j]), 4 * j - 1070);
+      bin_[j] = 0;
     }
   }
-  Clear();
+  bin_[0] = bin_[kBins - 1] = 0;
+  terms_ = 0;
 }
 
 }  // namespace lrelu::cpu
+#endif  // HWY_ONCE

@@ -11,21 +11,39 @@
 // products (x >= 0, or x or dy zero) land in bin 0 and inf/NaN ones in bin
 // 511, which no finite nonzero product reaches (their exponents lie in
 // 2^-298 .. 2^256): both bins are dropped, and a run with an inf or NaN
-// product is rescanned for those. Integer sums only, so exact and
-// independent of order, chunking, thread count and SIMD target.
+// product is rescanned for those. The terms of a contiguous run come from
+// a Highway kernel (one per target); adding them to the bins is scalar. Integer
+// sums only, so exact and independent of order, chunking, thread count and SIMD
+// target.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 
 #include <cstdint>
 
+#include "cpu/kernels.h"
 #include "lrelu/lrelu.h"
 #include "reference/exact_sum.h"
 
 namespace lrelu::cpu {
 
+// Fills value[i] (the signed, shifted significand) and index[i] (the bin)
+// of x[i] * dy[i] for i < n, contiguous; true when a product is inf/NaN.
+using TermsKernel = bool (*)(const void* x, const void* dy, size_t n,
+                             uint64_t* value, uint64_t* index);
+
+// [0 = float32, 1 = float16, 2 = bfloat16].
+struct TermsTable {
+  TermsKernel terms[3];
+};
+
+// The kernels compiled for `target` (one of RunnableTargets()).
+const TermsTable& TermsFor(int64_t target);
+
 class ProductBins {
  public:
-  ProductBins() { Clear(); }
+  // Contiguous runs use `target`'s kernel (every target gives the same
+  // sums: integer arithmetic on exact products).
+  explicit ProductBins(int64_t target);
 
   // Adds x[i * xs] * dy[i * dys] for i < n where x[i * xs] < 0 (strides in
   // elements; dtype float32, float16 or bfloat16). Moves the bins into
@@ -42,15 +60,22 @@ class ProductBins {
 
  private:
   static constexpr int kBins = 512;
+  // The bins of finite nonzero products (2^-298 .. 2^256).
+  static constexpr int kFirst = 181, kLast = 319;
   static constexpr int64_t kMaxTerms = int64_t{1} << 11;
+  static constexpr int64_t kBlock = 256;  // terms per kernel call
 
   void Clear();
+  // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
-  void AddRun(const void* x, int64_t xs, const void* dy, int64_t dys, int64_t n,
-              reference::ExactSum* sum);
+  bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
+                  int64_t n);
 
+  const TermsTable* terms_fn_;
   uint64_t bin_[kBins];  // two's complement; exact while below 2^63
   int64_t terms_;        // added since the last flush
+  uint64_t value_[kBlock];
+  uint64_t index_[kBlock];
 };
 
 }  // namespace lrelu::cpu

@@ -79,6 +79,11 @@ class ExactSum {
   void Carry();
 
   int64_t limb_[kLimbs];
+  // Limbs outside [lo_, hi_] are zero, so carries, merges and rounding
+  // touch only the few limbs a sum of similar terms uses. limb_[hi_] is
+  // the signed top after Carry(); the others are digits in [0, 2^32).
+  int lo_;
+  int hi_;
   uint32_t pending_;  // additions since the last Carry()
   bool nan_;
   bool pos_inf_;

@@ -2,6 +2,7 @@
 #include "api/prelu_rows.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "cpu/float_env.h"
@@ -26,6 +27,27 @@ struct RowJob {
   int64_t per_task;
 };
 
+// One alpha element as a double (exact), without the generic decoder for
+// the common dtypes.
+inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
+                         const char* p) {
+  if (dtype == LRELU_DTYPE_FLOAT32) {
+    float a;
+    std::memcpy(&a, p, 4);
+    return a;
+  }
+  if (dtype == LRELU_DTYPE_FLOAT64) {
+    double a;
+    std::memcpy(&a, p, 8);
+    return a;
+  }
+  return reference::ToDouble(f, LoadBits(p, 2));
+}
+
+// Elements per kernel call when several rows share one alpha row (NHWC):
+// alpha's row is repeated in the buffer so those rows run as one.
+constexpr int64_t kTileElements = 4096;
+
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
   const RowLayout& l = job.layout;
@@ -38,7 +60,16 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const reference::Format af = reference::FormatOf(p.alpha.dtype);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const bool per_element = l.as[last] != 0;
-  const size_t buffered = per_element ? static_cast<size_t>(length) : 1;
+  // Consecutive rows contiguous in x, v and out, with the same alpha row.
+  const bool fuse = per_element && last > 0 && l.as[last - 1] == 0 &&
+                    l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1 &&
+                    l.xs[last - 1] == length && l.vs[last - 1] == length &&
+                    l.os[last - 1] == length;
+  const int64_t tile =
+      fuse ? std::max<int64_t>(
+                 1, std::min(l.extent[last - 1], kTileElements / length))
+           : 1;
+  const size_t buffered = per_element ? static_cast<size_t>(length * tile) : 1;
   std::vector<float> a32(buffered);
   std::vector<double> a64(buffered);
   std::vector<int64_t> idx(static_cast<size_t>(last), 0);
@@ -57,26 +88,44 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   int64_t loaded = -1;  // alpha offset of the row in a32/a64
   for (int64_t row = begin; row < end; ++row) {
     if (ao != loaded) {
-      for (size_t i = 0; i < buffered; ++i) {
-        const double a = reference::ToDouble(
-            af, LoadBits(p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
-                                            static_cast<int64_t>(alpha_elem),
-                         alpha_elem));
+      const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
+      for (size_t i = 0; i < distinct; ++i) {
+        const double a =
+            AlphaValue(p.alpha.dtype, af,
+                       p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
+                                          static_cast<int64_t>(alpha_elem));
         a64[i] = a;
-        a32[i] = static_cast<float>(a);
+        a32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+      }
+      for (size_t i = distinct; i < buffered; ++i) {
+        a64[i] = a64[i - distinct];
+        a32[i] = a32[i - distinct];
       }
       loaded = ao;
     }
     char* xp = p.x.data + xo * e;
     char* vp = job.v->data + vo * e;
     char* op = job.out->data + oo * e;
-    const bool dense = xs == 1 && vs == 1 && os == 1 &&
-                       reinterpret_cast<uintptr_t>(xp) % elem == 0 &&
-                       reinterpret_cast<uintptr_t>(vp) % elem == 0 &&
-                       reinterpret_cast<uintptr_t>(op) % elem == 0;
+    const uintptr_t misaligned =
+        (reinterpret_cast<uintptr_t>(xp) | reinterpret_cast<uintptr_t>(vp) |
+         reinterpret_cast<uintptr_t>(op)) &
+        (elem - 1);
+    const bool dense = xs == 1 && vs == 1 && os == 1 && misaligned == 0;
     if (dense && !job.reference && per_element) {
+      // With `fuse`, up to `tile` rows at once (alpha's row repeated).
+      const int64_t k =
+          fuse ? std::min({tile, l.extent[last - 1] - idx[last - 1], end - row})
+               : 1;
       job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
-                  wide ? a64.data() : nullptr, static_cast<size_t>(length)});
+                  wide ? a64.data() : nullptr,
+                  static_cast<size_t>(length * k)});
+      if (k > 1) {  // skip to the last of the k rows; the step below moves on
+        idx[last - 1] += k - 1;
+        xo += (k - 1) * l.xs[last - 1];
+        vo += (k - 1) * l.vs[last - 1];
+        oo += (k - 1) * l.os[last - 1];
+        row += k - 1;
+      }
     } else if (dense && !job.reference) {
       // finite_alpha kernels need alpha (as float32) finite and nonzero.
       const float a = a32[0];

@@ -80,21 +80,36 @@ struct F16 {
 template <class R, class DFull>
 void Row(const PreluRowArgs& args) {
   using T = typename R::T;
+  // Locals: the stores to out could alias args, which would make the loop
+  // reload every field each step.
   const auto* v = static_cast<const T*>(args.v);
   const auto* s = static_cast<const T*>(args.s);
   auto* out = static_cast<T*>(args.out);
+  const float* a32 = args.alpha32;
+  const double* a64 = args.alpha64;
+  const size_t n = args.n;
   const DFull d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= args.n; i += lanes) {
-    R::Step(d, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
-            args.alpha64 + (args.alpha64 ? i : 0));
+  if (a32 != nullptr) {
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      R::Step(d, v + i, s + i, out + i, a32 + i, nullptr);
+      R::Step(d, v + i + lanes, s + i + lanes, out + i + lanes, a32 + i + lanes,
+              nullptr);
+    }
+    for (; i + lanes <= n; i += lanes) {
+      R::Step(d, v + i, s + i, out + i, a32 + i, nullptr);
+    }
+  } else {
+    for (; i + lanes <= n; i += lanes) {
+      R::Step(d, v + i, s + i, out + i, nullptr, a64 + i);
+    }
   }
   using D1 = hn::CappedTag<hn::TFromD<DFull>, 1>;
   const D1 d1;
-  for (; i < args.n; ++i) {
-    R::Step(d1, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
-            args.alpha64 + (args.alpha64 ? i : 0));
+  for (; i < n; ++i) {
+    R::Step(d1, v + i, s + i, out + i, a32 != nullptr ? a32 + i : nullptr,
+            a64 != nullptr ? a64 + i : nullptr);
   }
 }
 

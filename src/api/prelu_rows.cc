@@ -46,7 +46,7 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
 
 // Elements per kernel call when several rows share one alpha row (NHWC):
 // alpha's row is repeated in the buffer so those rows run as one.
-constexpr int64_t kTileElements = 4096;
+constexpr int64_t kTileElements = 1024;
 
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
@@ -70,8 +70,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                  1, std::min(l.extent[last - 1], kTileElements / length))
            : 1;
   const size_t buffered = per_element ? static_cast<size_t>(length * tile) : 1;
-  std::vector<float> a32(buffered);
-  std::vector<double> a64(buffered);
+  // The compute type's buffer holds the tile; the other only what the
+  // oracle fallback and the scalar-alpha kernels read.
+  const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
+  std::vector<float> a32(wide ? distinct : buffered);
+  std::vector<double> a64(wide ? buffered : distinct);
   std::vector<int64_t> idx(static_cast<size_t>(last), 0);
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   int64_t r = begin;
@@ -88,7 +91,6 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   int64_t loaded = -1;  // alpha offset of the row in a32/a64
   for (int64_t row = begin; row < end; ++row) {
     if (ao != loaded) {
-      const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
       for (size_t i = 0; i < distinct; ++i) {
         const double a =
             AlphaValue(p.alpha.dtype, af,
@@ -98,8 +100,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         a32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
       }
       for (size_t i = distinct; i < buffered; ++i) {
-        a64[i] = a64[i - distinct];
-        a32[i] = a32[i - distinct];
+        if (wide) {
+          a64[i] = a64[i - distinct];
+        } else {
+          a32[i] = a32[i - distinct];
+        }
       }
       loaded = ao;
     }

@@ -21,6 +21,7 @@ struct RowJob {
   const View* out;  // y or dx
   RowLayout layout;
   cpu::PreluRowKernel kernel;      // alpha varies along the row
+  cpu::PreluPlanesKernel planes;   // short rows with one alpha each
   const cpu::KernelTable* scalar;  // alpha constant along the row
   bool reference;                  // variant "reference": the oracle
   int64_t rows;
@@ -47,6 +48,10 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
 // Elements per kernel call when several rows share one alpha row (NHWC):
 // alpha's row is repeated in the buffer so those rows run as one.
 constexpr int64_t kTileElements = 1024;
+// Rows shorter than this with one alpha each go kPlaneRows at a time
+// through the planes kernel.
+constexpr int64_t kShortRow = 1024;
+constexpr int64_t kPlaneRows = 256;
 
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
@@ -75,6 +80,14 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
   std::vector<float> a32(wide ? distinct : buffered);
   std::vector<double> a64(wide ? buffered : distinct);
+  // Short rows with one alpha each, consecutive in x, v and out (NCHW with
+  // a small H*W): many per call of the planes kernel, rather than one call
+  // of the scalar-alpha kernel each.
+  const bool planes = !per_element && last > 0 && length < kShortRow &&
+                      l.xs[last - 1] == length && l.vs[last - 1] == length &&
+                      l.os[last - 1] == length;
+  std::vector<float> plane_a32(planes ? kPlaneRows : 0);
+  std::vector<double> plane_a64(planes ? kPlaneRows : 0);
   std::vector<int64_t> idx(static_cast<size_t>(last), 0);
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   int64_t r = begin;
@@ -131,6 +144,27 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         oo += (k - 1) * l.os[last - 1];
         row += k - 1;
       }
+    } else if (dense && !job.reference && planes) {
+      // Up to kPlaneRows short rows at once, each with its own alpha.
+      const int64_t k =
+          std::min({kPlaneRows, l.extent[last - 1] - idx[last - 1], end - row});
+      for (int64_t j = 0; j < k; ++j) {
+        const double a =
+            AlphaValue(p.alpha.dtype, af,
+                       p.alpha.data + (ao + j * l.as[last - 1]) *
+                                          static_cast<int64_t>(alpha_elem));
+        plane_a64[static_cast<size_t>(j)] = a;
+        plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
+      }
+      job.planes({vp, xp, op, plane_a32.data(), plane_a64.data(),
+                  static_cast<size_t>(length), static_cast<size_t>(k)});
+      idx[last - 1] += k - 1;
+      xo += (k - 1) * l.xs[last - 1];
+      vo += (k - 1) * l.vs[last - 1];
+      oo += (k - 1) * l.os[last - 1];
+      ao += (k - 1) * l.as[last - 1];
+      row += k - 1;
+      loaded = -1;  // a32/a64 no longer hold the row at ao
     } else if (dense && !job.reference) {
       // finite_alpha kernels need alpha (as float32) finite and nonzero.
       const float a = a32[0];
@@ -212,10 +246,11 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
   for (const cpu::Target& t : targets) {
     if (p.has_target && p.cpu_target == t.name) target = &t;
   }
-  RowJob job{&p, &v, &out, layout, nullptr, nullptr, false, 0, 0};
+  RowJob job{&p, &v, &out, layout, nullptr, nullptr, nullptr, false, 0, 0};
   job.reference = p.has_variant && p.variant == "reference";
   job.kernel =
       cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
+  job.planes = cpu::PreluRowsFor(target->bit).planes[cpu::DTypeIndex(p.dtype)];
   job.scalar = &cpu::KernelsFor(target->bit);
   job.rows = p.x.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
@@ -268,11 +269,21 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
   cpu::ProductBins products(TargetBit(p));
   alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
+  std::unique_ptr<cpu::ChannelBins> by_row;
+  if (xc == 1 && dyc == 1 && channels >= 16) {
+    by_row = std::make_unique<cpu::ChannelBins>(TargetBit(p), channels);
+  }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
     const char* dyr = p.dy.data + dyo * e;
-    for (int64_t c = 0; c < channels; ++c) {
+    if (by_row) {  // channels contiguous: whole rows, in memory order
+      for (int64_t i = 0; i < seg; ++i) {
+        by_row->AddRow(p.dtype, xr + i * xs[last] * e, dyr + i * dys[last] * e,
+                       bins.data(), sums.data());
+      }
+    }
+    for (int64_t c = 0; c < (by_row ? 0 : channels); ++c) {
       reference::BinnedSum& b = bins[static_cast<size_t>(c)];
       reference::ExactSum& sum = sums[static_cast<size_t>(c)];
       const char* xp = xr + c * xc * e;
@@ -313,6 +324,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
       idx[k] = 0;
     }
   }
+  if (by_row) by_row->Flush(bins.data(), sums.data());
   for (int64_t c = 0; c < channels; ++c) {
     bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
   }

@@ -61,7 +61,13 @@ HWY_INLINE void Step(D d, const typename L::T* x, const typename L::T* dy,
   const auto negative =
       hn::BitCast(du, hn::ShiftRight<63>(hn::BitCast(di, bits)));
   hn::StoreU(hn::Sub(hn::Xor(shifted, negative), negative), du, value);
-  hn::StoreU(hn::ShiftRight<2>(field), du, index);
+  // Slot 0: zero products (bin 0); slots 1..139: bins 181..319; slot 140:
+  // inf/NaN (bin 511). See the header.
+  hn::StoreU(hn::Sub(hn::Min(hn::Max(hn::ShiftRight<2>(field),
+                                     hn::Set(du, uint64_t{kSlotBase})),
+                             hn::Set(du, uint64_t{kSlotBase + kSlots - 1})),
+                     hn::Set(du, uint64_t{kSlotBase})),
+             du, index);
   *special =
       hn::Or(*special, hn::VecFromMask(du, hn::Eq(field, hn::Set(du, 0x7ffu))));
 }
@@ -105,9 +111,9 @@ namespace lrelu::cpu {
 HWY_EXPORT(FillTermsTable);
 
 const TermsTable& TermsFor(int64_t target) {
-  constexpr size_t kSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
-  static TermsTable tables[kSlots];
-  static std::once_flag filled[kSlots];
+  constexpr size_t kTables = HWY_MAX_DYNAMIC_TARGETS + 2;
+  static TermsTable tables[kTables];
+  static std::once_flag filled[kTables];
   const size_t index = DispatchIndex(target);
   std::call_once(filled[index], [index] {
     HWY_DISPATCH_TABLE(FillTermsTable)[index](&tables[index]);
@@ -204,7 +210,10 @@ bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
     const uint64_t m =
         ((bits & 0x000fffffffffffffull) | (uint64_t{1} << 52)) >> 5;
     const uint64_t negative = uint64_t{0} - (bits >> 63);  // all ones or 0
-    bin_[field >> 2] += ((m << (field & 3)) ^ negative) - negative;
+    const uint32_t slot = std::min(std::max(field >> 2, uint32_t{kSlotBase}),
+                                   uint32_t{kSlotBase + kSlots - 1}) -
+                          kSlotBase;
+    bin_[slot] += ((m << (field & 3)) ^ negative) - negative;
     special |= static_cast<uint64_t>(field == 0x7ffu);
   }
   return special != 0;
@@ -246,17 +255,67 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  // Bin j holds multiples of 2^(4 j - 1070). Finite nonzero products of
-  // 32/16-bit values lie in 2^-298 .. 2^256, i.e. bins kFirst .. kLast;
-  // bin 0 (zeros) and bin 511 (inf/NaN) are dropped.
-  for (int j = kFirst; j <= kLast; ++j) {
-    if (bin_[j] != 0) {
-      bins->AddScaled(static_cast<int64_t>(bin_[j]), 4 * j - 1070);
-      bin_[j] = 0;
+  FlushSlots(bin_, bins);
+  terms_ = 0;
+}
+
+void FlushSlots(uint64_t* slots, reference::BinnedSum* bins) {
+  // Slot s holds multiples of 2^(4 (s + kSlotBase) - 1070); slots 0 (zero
+  // products) and kSlots - 1 (inf/NaN) are dropped.
+  for (int s = 1; s < kSlots - 1; ++s) {
+    if (slots[s] != 0) {
+      bins->AddScaled(static_cast<int64_t>(slots[s]),
+                      4 * (s + kSlotBase) - 1070);
+      slots[s] = 0;
     }
   }
-  bin_[0] = bin_[kBins - 1] = 0;
-  terms_ = 0;
+  slots[0] = slots[kSlots - 1] = 0;
+}
+
+ChannelBins::ChannelBins(int64_t target, int64_t channels)
+    : terms_fn_(&TermsFor(target)),
+      channels_(channels),
+      rows_(0),
+      slots_(static_cast<size_t>(channels * kSlots), 0) {}
+
+void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
+                         reference::BinnedSum* bins,
+                         reference::ExactSum* sums) {
+  if (rows_ == kMaxTerms) Flush(bins, sums);
+  const int format = FormatIndex(dtype);
+  const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  const auto* xb = static_cast<const char*>(x);
+  const auto* dyb = static_cast<const char*>(dy);
+  uint64_t* slots = slots_.data();
+  for (int64_t c0 = 0; c0 < channels_; c0 += kBlock) {
+    const int64_t n = std::min(kBlock, channels_ - c0);
+    const bool special =
+        terms_fn_->terms[format](xb + c0 * elem, dyb + c0 * elem,
+                                 static_cast<size_t>(n), value_, index_);
+    uint64_t* base = slots + c0 * kSlots;
+    for (int64_t i = 0; i < n; ++i) {
+      base[i * kSlots + static_cast<int64_t>(index_[i])] += value_[i];
+    }
+    if (special) {  // per channel: each element is its own channel's run
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t c = c0 + i;
+        const char* xp = xb + c * elem;
+        const char* dyp = dyb + c * elem;
+        if (format == 1) AddSpecials<F16>(xp, 1, dyp, 1, 1, &sums[c]);
+        if (format == 2) AddSpecials<BF16>(xp, 1, dyp, 1, 1, &sums[c]);
+        if (format == 0) AddSpecials<F32>(xp, 1, dyp, 1, 1, &sums[c]);
+      }
+    }
+  }
+  ++rows_;
+}
+
+void ChannelBins::Flush(reference::BinnedSum* bins, reference::ExactSum* sums) {
+  for (int64_t c = 0; c < channels_; ++c) {
+    FlushSlots(slots_.data() + c * kSlots, &bins[c]);
+    if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);
+  }
+  rows_ = 0;
 }
 
 }  // namespace lrelu::cpu

@@ -19,6 +19,7 @@
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "cpu/kernels.h"
 #include "lrelu/lrelu.h"
@@ -30,6 +31,19 @@ namespace lrelu::cpu {
 // of x[i] * dy[i] for i < n, contiguous; true when a product is inf/NaN.
 using TermsKernel = bool (*)(const void* x, const void* dy, size_t n,
                              uint64_t* value, uint64_t* index);
+
+// The kernels emit a slot, not the bin: bins 0 .. 180 can only hold zero
+// products (slot 0), bins 181 .. 319 the finite nonzero ones (slots
+// 1 .. 139), and bins from 320 only inf/NaN (slot 140).
+constexpr int kSlotBase = 180;
+constexpr int kSlots = 141;
+// Terms per bin between flushes (each below 2^51: the sum stays < 2^62).
+constexpr int64_t kMaxTerms = int64_t{1} << 11;
+// Terms per kernel call.
+constexpr int64_t kBlock = 256;
+
+// Moves slots 1 .. kSlots - 2 into `bins`, clears all kSlots.
+void FlushSlots(uint64_t* slots, reference::BinnedSum* bins);
 
 // [0 = float32, 1 = float16, 2 = bfloat16].
 struct TermsTable {
@@ -59,12 +73,6 @@ class ProductBins {
   void FlushInto(reference::BinnedSum* bins);
 
  private:
-  static constexpr int kBins = 512;
-  // The bins of finite nonzero products (2^-298 .. 2^256).
-  static constexpr int kFirst = 181, kLast = 319;
-  static constexpr int64_t kMaxTerms = int64_t{1} << 11;
-  static constexpr int64_t kBlock = 256;  // terms per kernel call
-
   void Clear();
   // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
@@ -72,8 +80,34 @@ class ProductBins {
                   int64_t n);
 
   const TermsTable* terms_fn_;
-  uint64_t bin_[kBins];  // two's complement; exact while below 2^63
-  int64_t terms_;        // added since the last flush
+  uint64_t bin_[kSlots];  // two's complement; exact while below 2^63
+  int64_t terms_;         // added since the last flush
+  uint64_t value_[kBlock];
+  uint64_t index_[kBlock];
+};
+
+// One ProductBins-like set of slots per channel, for rows whose elements
+// are the channels (NHWC: alpha along x's contiguous last axis): each row
+// runs through the kernel in memory order and each term goes to its
+// channel's slots, so no strided reads. channels * 1.1 KiB.
+class ChannelBins {
+ public:
+  ChannelBins(int64_t target, int64_t channels);
+
+  // Adds x[c] * dy[c] where x[c] < 0 to channel c, for c < channels (x, dy
+  // contiguous). bins[c] / sums[c]: channel c's (flushes, inf/NaN).
+  void AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
+              reference::BinnedSum* bins, reference::ExactSum* sums);
+
+  // Moves every channel's slots into bins[c] (and those into sums[c] when
+  // close to full).
+  void Flush(reference::BinnedSum* bins, reference::ExactSum* sums);
+
+ private:
+  const TermsTable* terms_fn_;
+  int64_t channels_;
+  int64_t rows_;                 // since the last flush
+  std::vector<uint64_t> slots_;  // [channel][kSlots]
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
 };

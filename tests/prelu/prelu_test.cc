@@ -380,7 +380,8 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
 
 // Many terms in the same exponent bins (every significand bit set, one
 // sign): the bins fill up and are flushed many times, exactly. 5000 terms
-// per channel, past the 2^11 a bin holds between flushes.
+// per channel, past the 2^11 a bin holds between flushes; NHWC with 16
+// channels takes the per-channel bins.
 TEST(Prelu, DalphaBinsFlushExactly) {
   for (lrelu_dtype_t dtype :
        {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
@@ -389,19 +390,22 @@ TEST(Prelu, DalphaBinsFlushExactly) {
                                                              : 0xbfffu;
     for (bool nhwc : {false, true}) {
       const std::vector<int64_t> shape =
-          nhwc ? std::vector<int64_t>{5000, 2} : std::vector<int64_t>{2, 5000};
+          nhwc ? std::vector<int64_t>{5000, 16} : std::vector<int64_t>{2, 5000};
+      const int64_t c = nhwc ? 16 : 2;
       const std::vector<int64_t> ashape =
-          nhwc ? std::vector<int64_t>{2} : std::vector<int64_t>{2, 1};
+          nhwc ? std::vector<int64_t>{c} : std::vector<int64_t>{c, 1};
+      const size_t n = Count(shape);
       Tensor x{dtype, shape,
-               std::vector<unsigned char>(10000 * lrelu_dtype_size(dtype))};
+               std::vector<unsigned char>(n * lrelu_dtype_size(dtype))};
       Tensor dy = x;
-      for (size_t i = 0; i < 10000; ++i) {
+      for (size_t i = 0; i < n; ++i) {
         StoreBits(dtype, x.bytes.data(), i, all_ones);
         // Alternate dy's last bit so the terms differ.
         StoreBits(dtype, dy.bytes.data(), i, (all_ones ^ (i & 1)) & ~0x8000u);
       }
       Tensor alpha{dtype, ashape,
-                   std::vector<unsigned char>(2 * lrelu_dtype_size(dtype))};
+                   std::vector<unsigned char>(static_cast<size_t>(c) *
+                                              lrelu_dtype_size(dtype))};
       const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
       for (const Setting& r : Settings()) {
         const lrelu_options_t o = Options(r);

@@ -5,16 +5,16 @@
 // Each product of two 32/16-bit values is exact in float64 and has at most
 // 48 significant bits, so its float64 significand has 5 trailing zeros:
 // (significand >> 5) << (exponent & 3) is below 2^51 and is added, without
-// branches, to a 64-bit bin for exponent >> 2 (512 bins, 4 KiB). 2^11 such
-// terms cannot overflow a bin; the bins then go into a BinnedSum (and that,
-// at the end, into the ExactSum). Zero
-// products (x >= 0, or x or dy zero) land in bin 0 and inf/NaN ones in bin
-// 511, which no finite nonzero product reaches (their exponents lie in
-// 2^-298 .. 2^256): both bins are dropped, and a run with an inf or NaN
-// product is rescanned for those. The terms of a contiguous run come from
-// a Highway kernel (one per target); adding them to the bins is scalar. Integer
-// sums only, so exact and independent of order, chunking, thread count and SIMD
-// target.
+// branches, to a 64-bit bin for exponent >> 2. Finite nonzero products lie
+// in 2^-298 .. 2^256 (bins 181 .. 319), so only those bins are kept, as
+// slots 1 .. 139; zero products (x >= 0, or x or dy zero) go to slot 0 and
+// inf/NaN ones to slot 140, both dropped (a run with an inf or NaN product
+// is rescanned for those). 2^11 terms cannot overflow a slot; the slots
+// then go into a BinnedSum (and that, at the end, into the ExactSum). The
+// terms of a contiguous run come from a Highway kernel (one per target);
+// adding them to the slots is scalar (no target has a conflict-free
+// scatter-add). Integer sums only, so exact and independent of order,
+// chunking, thread count and SIMD target.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 

@@ -3,7 +3,7 @@
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.
 // Prints a Markdown table of the best time over the repetitions.
-//   prelu_bench [--reps N] [--threads T]
+//   prelu_bench [--reps N] [--threads T] [--max-elements N]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -47,8 +47,12 @@ lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
 int main(int argc, char** argv) {
   int reps = 20;
   size_t threads = 1;
+  int64_t max_elements = int64_t{1} << 24;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--max-elements") == 0) {
+      max_elements = std::atoll(argv[i + 1]);
+    }
     if (std::strcmp(argv[i], "--threads") == 0) {
       threads = static_cast<size_t>(std::atoi(argv[i + 1]));
     }
@@ -62,6 +66,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng(1);
   std::normal_distribution<float> normal;
   for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
+    if (n > max_elements) continue;
     std::vector<float> x(static_cast<size_t>(n)), y(x.size()), dy(x.size()),
         dx(x.size());
     for (auto& v : x) v = normal(rng);

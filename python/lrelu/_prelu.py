@@ -8,15 +8,6 @@ from . import _dlpack, _lrelu, _threads
 _FLOAT_KINDS = ("float16", "float32", "float64", "bfloat16")
 
 
-def _broadcasts(alpha_shape, x_shape):
-    """ONNX's unidirectional rule: alpha's shape, aligned to the right of
-    x's, has each extent equal to x's or 1."""
-    if len(alpha_shape) > len(x_shape):
-        return False
-    tail = x_shape[len(x_shape) - len(alpha_shape):]
-    return all(a in (1, b) for a, b in zip(alpha_shape, tail))
-
-
 def _numpy_alpha(alpha, x):
     """alpha as an array of x's dtype, or float64 (rounded to float32 once
     by the library for float32/float16/bfloat16 x). Complex, object and
@@ -33,13 +24,33 @@ def _numpy_alpha(alpha, x):
     return alpha
 
 
+# dtype -> (a float kind PReLU takes, native byte order); dtype.name builds
+# a string each time, which cost most of routes()'s time.
+_KINDS = {}
+
+
+def _kind(dtype):
+    kind = _KINDS.get(dtype)
+    if kind is None:
+        kind = _KINDS[dtype] = (dtype.name in _FLOAT_KINDS, dtype.isnative)
+    return kind
+
+
 def routes(x, alpha):
     """True when leaky_relu(x, alpha) with an array alpha can run as one
     PReLU call (same bits as the ufunc, blockwise instead of per element)."""
-    return (x.ndim > 0 and x.dtype.name in _FLOAT_KINDS
-            and x.dtype.isnative and x.size > 0
-            and alpha.dtype.name in _FLOAT_KINDS
-            and _broadcasts(alpha.shape, x.shape))
+    x_shape = x.shape
+    a_shape = alpha.shape
+    start = len(x_shape) - len(a_shape)
+    if not x_shape or start < 0 or x.size == 0:
+        return False
+    x_float, x_native = _kind(x.dtype)
+    if not (x_float and x_native and _kind(alpha.dtype)[0]):
+        return False
+    for k, a in enumerate(a_shape):
+        if a != 1 and a != x_shape[start + k]:
+            return False
+    return True
 
 
 def prelu(x, alpha, *, threads=None, out=None):

@@ -12,19 +12,6 @@
 namespace lrelu {
 namespace {
 
-// What validation learns about one tensor.
-struct Checked {
-  const lrelu_tensor_t* t;
-  const char* name;
-  int64_t n;
-  int64_t strides[kMaxDims];  // only for dimensions of size > 1
-  int dims[kMaxDims];         // their positions in t->shape
-  int count;                  // number of dimensions of size > 1
-  // Byte range [lo, hi] the elements occupy, relative to data (n > 0 only).
-  int64_t lo_bytes;
-  int64_t hi_bytes;
-};
-
 std::string ShapeString(const lrelu_tensor_t* t) {
   std::string s = "[";
   for (int32_t i = 0; i < t->rank; ++i) {
@@ -33,6 +20,8 @@ std::string ShapeString(const lrelu_tensor_t* t) {
   }
   return s + "]";
 }
+
+}  // namespace
 
 lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
                            Checked* c) {
@@ -131,6 +120,8 @@ lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
   }
   return LRELU_STATUS_OK;
 }
+
+namespace {
 
 lrelu_status_t CheckSameKind(const Checked& a, const Checked& b) {
   if (a.t->dtype != b.t->dtype) {

@@ -38,6 +38,25 @@ struct Problem {
   int64_t out_strides[kMaxDims];
 };
 
+// What validation learns about one tensor.
+struct Checked {
+  const lrelu_tensor_t* t;
+  const char* name;
+  int64_t n;
+  int64_t strides[kMaxDims];  // only for dimensions of size > 1
+  int dims[kMaxDims];         // their positions in t->shape
+  int count;                  // number of dimensions of size > 1
+  // Byte range [lo, hi] the elements occupy, relative to data (n > 0 only).
+  int64_t lo_bytes;
+  int64_t hi_bytes;
+};
+
+// Structural checks of one tensor (NULL, dtype, rank, shape, element count,
+// data, strides within 64-bit byte offsets and the address space); `name`
+// names it in the error. Shared by LeakyReLU's and PReLU's validation.
+lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
+                           Checked* c);
+
 // Validate the arguments of the forward pass / the gradient and fill *p.
 // On failure the calling thread's error message names the problem.
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,

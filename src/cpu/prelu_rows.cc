@@ -27,29 +27,32 @@ HWY_INLINE V Hidden(V product) {
 }
 
 // One step of `lanes(d)` elements at i, per dtype.
+// av: the lanes' alpha in the compute type (A).
 struct F32 {
   using T = float;
+  using A = float;
   template <class D>
   static HWY_INLINE void Step(D d, const float* v, const float* s, float* out,
-                              const float* a, const double*) {
+                              hn::Vec<D> av) {
     const auto vv = hn::LoadU(d, v);
     const auto sv = hn::LoadU(d, s);
-    hn::StoreU(hn::IfThenElse(hn::Lt(sv, hn::Zero(d)),
-                              Hidden(hn::Mul(vv, hn::LoadU(d, a))), vv),
-               d, out);
+    hn::StoreU(
+        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Hidden(hn::Mul(vv, av)), vv), d,
+        out);
   }
 };
 
 struct F64 {
   using T = double;
+  using A = double;
   template <class D>
   static HWY_INLINE void Step(D d, const double* v, const double* s,
-                              double* out, const float*, const double* a) {
+                              double* out, hn::Vec<D> av) {
     const auto vv = hn::LoadU(d, v);
     const auto sv = hn::LoadU(d, s);
-    hn::StoreU(hn::IfThenElse(hn::Lt(sv, hn::Zero(d)),
-                              Hidden(hn::Mul(vv, hn::LoadU(d, a))), vv),
-               d, out);
+    hn::StoreU(
+        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Hidden(hn::Mul(vv, av)), vv), d,
+        out);
   }
 };
 
@@ -58,9 +61,10 @@ struct F64 {
 template <bool kHalf>
 struct F16 {
   using T = uint16_t;
+  using A = float;
   template <class DF>
   static HWY_INLINE void Step(DF df, const uint16_t* v, const uint16_t* s,
-                              uint16_t* out, const float* a, const double*) {
+                              uint16_t* out, hn::Vec<DF> av) {
     const hn::Rebind<uint16_t, DF> d;
     const hn::RebindToSigned<decltype(d)> di;
     const auto vv = hn::LoadU(d, v);
@@ -68,33 +72,76 @@ struct F16 {
     const auto negative = hn::RebindMask(
         d, hn::Lt(hn::BitCast(di, hn::Sub(sv, hn::Set(d, uint16_t{1}))),
                   hn::Set(di, static_cast<int16_t>(kHalf ? -1024 : -128))));
-    const auto product =
-        hn::Mul(kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv),
-                hn::LoadU(df, a));
+    const auto product = hn::Mul(
+        kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv), av);
     const auto rounded = kHalf ? FloatToHalfBits(d, product)
                                : FloatToBFloat16Bits<true>(d, product);
     hn::StoreU(hn::IfThenElse(negative, rounded, vv), d, out);
   }
 };
 
+// The alpha array of the compute type.
+template <class A>
+const A* AlphaOf(const float* a32, const double* a64);
+template <>
+inline const float* AlphaOf<float>(const float* a32, const double*) {
+  return a32;
+}
+template <>
+inline const double* AlphaOf<double>(const float*, const double* a64) {
+  return a64;
+}
+
 template <class R, class DFull>
 void Row(const PreluRowArgs& args) {
+  using T = typename R::T;
+  // Locals: the stores to out could alias args, which would make the loop
+  // reload every field each step.
+  const auto* v = static_cast<const T*>(args.v);
+  const auto* s = static_cast<const T*>(args.s);
+  auto* out = static_cast<T*>(args.out);
+  const auto* a = AlphaOf<typename R::A>(args.alpha32, args.alpha64);
+  const size_t n = args.n;
+  const DFull d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    R::Step(d, v + i, s + i, out + i, hn::LoadU(d, a + i));
+    R::Step(d, v + i + lanes, s + i + lanes, out + i + lanes,
+            hn::LoadU(d, a + i + lanes));
+  }
+  for (; i + lanes <= n; i += lanes) {
+    R::Step(d, v + i, s + i, out + i, hn::LoadU(d, a + i));
+  }
+  const hn::CappedTag<hn::TFromD<DFull>, 1> d1;
+  for (; i < n; ++i) R::Step(d1, v + i, s + i, out + i, hn::LoadU(d1, a + i));
+}
+
+// Consecutive rows of `length` elements, row r with alpha[r] (NCHW planes):
+// alpha broadcast once per row, so short rows cost no call each.
+template <class R, class DFull>
+void Planes(const PreluPlanesArgs& args) {
   using T = typename R::T;
   const auto* v = static_cast<const T*>(args.v);
   const auto* s = static_cast<const T*>(args.s);
   auto* out = static_cast<T*>(args.out);
+  const auto* a = AlphaOf<typename R::A>(args.alpha32, args.alpha64);
+  const size_t length = args.length;
+  const size_t rows = args.rows;
   const DFull d;
+  const hn::CappedTag<hn::TFromD<DFull>, 1> d1;
   const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes <= args.n; i += lanes) {
-    R::Step(d, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
-            args.alpha64 + (args.alpha64 ? i : 0));
-  }
-  using D1 = hn::CappedTag<hn::TFromD<DFull>, 1>;
-  const D1 d1;
-  for (; i < args.n; ++i) {
-    R::Step(d1, v + i, s + i, out + i, args.alpha32 + (args.alpha32 ? i : 0),
-            args.alpha64 + (args.alpha64 ? i : 0));
+  for (size_t r = 0; r < rows; ++r) {
+    const auto av = hn::Set(d, a[r]);
+    size_t i = 0;
+    for (; i + lanes <= length; i += lanes) {
+      R::Step(d, v + i, s + i, out + i, av);
+    }
+    for (; i < length; ++i)
+      R::Step(d1, v + i, s + i, out + i, hn::Set(d1, a[r]));
+    v += length;
+    s += length;
+    out += length;
   }
 }
 
@@ -102,6 +149,7 @@ template <class R, class D>
 void Fill(lrelu_dtype_t dtype, PreluRowTable* table) {
   table->row[DTypeIndex(dtype)][0] = &Row<R, D>;
   table->row[DTypeIndex(dtype)][1] = &Row<R, D>;
+  table->planes[DTypeIndex(dtype)] = &Planes<R, D>;
 }
 
 void FillPreluRowTable(PreluRowTable* table) {

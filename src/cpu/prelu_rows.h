@@ -25,9 +25,24 @@ struct PreluRowArgs {
 
 using PreluRowKernel = void (*)(const PreluRowArgs& args);
 
-// [dtype][0 = forward (v == s), 1 = gradient].
+// `rows` consecutive rows of `length` elements (v, s, out as above), row r
+// with one alpha, alpha32[r] or alpha64[r] (NCHW planes of a few elements).
+struct PreluPlanesArgs {
+  const void* v;
+  const void* s;
+  void* out;
+  const float* alpha32;
+  const double* alpha64;
+  size_t length;
+  size_t rows;
+};
+
+using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);
+
+// row: [dtype][0 = forward (v == s), 1 = gradient]; planes: [dtype].
 struct PreluRowTable {
   PreluRowKernel row[kNumDTypes][2];
+  PreluPlanesKernel planes[kNumDTypes];
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

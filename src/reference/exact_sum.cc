@@ -1,5 +1,6 @@
 #include "reference/exact_sum.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lrelu::reference {
@@ -80,6 +81,8 @@ double ToDouble(const Format& f, uint64_t bits) {
 
 void ExactSum::Clear() {
   std::memset(limb_, 0, sizeof(limb_));
+  lo_ = kLimbs;
+  hi_ = 0;
   pending_ = 0;
   nan_ = pos_inf_ = neg_inf_ = false;
 }
@@ -131,6 +134,9 @@ void ExactSum::AddMagnitude(bool negative, unsigned __int128 magnitude,
   const int position = exponent + kBias;  // >= 0 for float64 products
   const int digit = position / 32;
   const int shift = position % 32;
+  // A 128-bit magnitude spans at most digits digit .. digit + 4.
+  lo_ = std::min(lo_, digit);
+  hi_ = std::max(hi_, std::min(digit + 4, kLimbs - 1));
   for (int k = 0; magnitude != 0; ++k) {
     const uint64_t chunk = static_cast<uint64_t>(magnitude) & 0xffffffffu;
     magnitude >>= 32;
@@ -148,11 +154,14 @@ void ExactSum::AddMagnitude(bool negative, unsigned __int128 magnitude,
 }
 
 void ExactSum::Carry() {
-  for (int i = 0; i + 1 < kLimbs; ++i) {
+  // The carry out of hi_ goes one limb up (the top limb keeps the sign).
+  const int top = std::min(hi_ + 1, kLimbs - 1);
+  for (int i = lo_; i < top; ++i) {
     const int64_t carry = limb_[i] >> 32;  // floor division by 2^32
     limb_[i] -= carry * (int64_t{1} << 32);
     limb_[i + 1] += carry;
   }
+  hi_ = top;
   pending_ = 0;
 }
 
@@ -160,7 +169,9 @@ void ExactSum::Merge(const ExactSum& other) {
   ExactSum o = other;
   o.Carry();
   Carry();
-  for (int i = 0; i < kLimbs; ++i) limb_[i] += o.limb_[i];
+  lo_ = std::min(lo_, o.lo_);
+  hi_ = std::max(hi_, o.hi_);
+  for (int i = lo_; i <= hi_; ++i) limb_[i] += o.limb_[i];
   pending_ = 2;
   nan_ = nan_ || o.nan_;
   pos_inf_ = pos_inf_ || o.pos_inf_;
@@ -181,20 +192,20 @@ uint64_t ExactSum::Round(const Format& f) const {
 
   ExactSum s = *this;
   s.Carry();
-  const bool negative = s.limb_[kLimbs - 1] < 0;
+  const bool negative = s.limb_[s.hi_] < 0;
   if (negative) {
-    for (int64_t& l : s.limb_) l = -l;
+    for (int i = s.lo_; i <= s.hi_; ++i) s.limb_[i] = -s.limb_[i];
     s.Carry();
   }
   // Now every limb is a digit in [0, 2^32).
-  int top = kLimbs - 1;
+  int top = s.hi_;
   while (top >= 0 && s.limb_[top] == 0) --top;
   if (top < 0) return 0;  // exact zero: +0
   auto bit = [&s](int i) -> uint64_t {
     return (static_cast<uint64_t>(s.limb_[i / 32]) >> (i % 32)) & 1;
   };
   auto any_below = [&s](int i) {  // any bit at positions < i
-    for (int d = 0; d < i / 32; ++d) {
+    for (int d = std::min(s.lo_, i / 32); d < i / 32; ++d) {
       if (s.limb_[d] != 0) return true;
     }
     const uint64_t mask = (uint64_t{1} << (i % 32)) - 1;

@@ -79,6 +79,11 @@ class ExactSum {
   void Carry();
 
   int64_t limb_[kLimbs];
+  // Limbs outside [lo_, hi_] are zero, so carries, merges and rounding
+  // touch only the few limbs a sum of similar terms uses. limb_[hi_] is
+  // the signed top after Carry(); the others are digits in [0, 2^32).
+  int lo_;
+  int hi_;
   uint32_t pending_;  // additions since the last Carry()
   bool nan_;
   bool pos_inf_;
@@ -108,6 +113,15 @@ class BinnedSum {
     const __int128 shifted = static_cast<__int128>(m) << (field & 31);
     bin_[field >> 5] += (bits >> 63) != 0 ? -shifted : shifted;
     ++count_;
+  }
+
+  // Adds value * 2^exponent exactly: exponent >= -1075, |value| < 2^62
+  // (a block of terms already summed, e.g. cpu/prelu_dalpha.h's bins).
+  // Counts as 2^9 terms towards count().
+  void AddScaled(int64_t value, int exponent) {
+    const int position = exponent + 1075;
+    bin_[position >> 5] += static_cast<__int128>(value) << (position & 31);
+    count_ += 512;
   }
 
   // Adds another BinnedSum's bins (per-task partial sums).

@@ -129,10 +129,10 @@ void CheckForward(const Tensor& x, const Tensor& alpha, const Tensor& y,
     const double av = ValueOf(alpha.dtype, alpha.Bits(a));
     const uint64_t xb = x.Bits(i);
     const uint64_t yb = y.Bits(i);
-    const std::string err = CompareWithReference(
-        x.dtype, &x.bytes[i * lrelu_dtype_size(x.dtype)],
-        &x.bytes[i * lrelu_dtype_size(x.dtype)],
-        &y.bytes[i * lrelu_dtype_size(x.dtype)], 1, av);
+    const std::string err =
+        CompareWithReference(x.dtype, &x.bytes[i * lrelu_dtype_size(x.dtype)],
+                             &x.bytes[i * lrelu_dtype_size(x.dtype)],
+                             &y.bytes[i * lrelu_dtype_size(x.dtype)], 1, av);
     ASSERT_EQ(err, "") << what << " element " << i << " x " << Hex(xb, 8)
                        << " y " << Hex(yb, 8);
   }
@@ -179,11 +179,10 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
         Tensor alpha = Random(adt, pat.alpha_shape, rng, specials);
         const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
         for (const Setting& r : Settings()) {
-          const std::string what = std::string(pat.name) + " " +
-                                   lrelu_dtype_name(dtype) + " alpha " +
-                                   lrelu_dtype_name(adt) + " " + r.target +
-                                   " threads " + std::to_string(r.threads) +
-                                   (specials ? " specials" : "");
+          const std::string what =
+              std::string(pat.name) + " " + lrelu_dtype_name(dtype) +
+              " alpha " + lrelu_dtype_name(adt) + " " + r.target + " threads " +
+              std::to_string(r.threads) + (specials ? " specials" : "");
           const lrelu_options_t o = Options(r);
           Tensor y = x;
           lrelu_tensor_t tx = x.View(), ta = alpha.View(), ty = y.View();
@@ -192,8 +191,7 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
           CheckForward(x, alpha, y, what);
           Tensor dx = dy;
           Tensor dalpha = alpha;
-          lrelu_tensor_t tdy = dy.View(), tdx = dx.View(),
-                         tda = dalpha.View();
+          lrelu_tensor_t tdy = dy.View(), tdx = dx.View(), tda = dalpha.View();
           ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o),
                     LRELU_STATUS_OK)
               << what << ": " << lrelu_last_error();
@@ -201,10 +199,9 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
           for (size_t i = 0; i < x.n(); ++i) {
             const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
             const size_t e = lrelu_dtype_size(dtype);
-            ASSERT_EQ(CompareWithReference(
-                          dtype, &dy.bytes[i * e], &x.bytes[i * e],
-                          &dx.bytes[i * e], 1,
-                          ValueOf(adt, alpha.Bits(a))),
+            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                           &x.bytes[i * e], &dx.bytes[i * e], 1,
+                                           ValueOf(adt, alpha.Bits(a))),
                       "")
                 << what << " dx element " << i;
           }
@@ -303,9 +300,123 @@ TEST(Prelu, StridedAndInPlace) {
     for (int64_t c = 0; c < 6; ++c) {
       const size_t flat = static_cast<size_t>(c * 20 + i);
       EXPECT_EQ(CompareWithReference(dtype, &x.bytes[flat * 4],
-                                     &x.bytes[flat * 4], &y.bytes[flat * 4],
-                                     1, ValueOf(dtype, alpha.Bits(c))),
+                                     &x.bytes[flat * 4], &y.bytes[flat * 4], 1,
+                                     ValueOf(dtype, alpha.Bits(c))),
                 "");
+    }
+  }
+}
+
+// The dalpha kernels' paths (contiguous runs through the SIMD kernel with
+// partial vectors, NHWC segments gathered, strided runs) and the forward
+// rows, for ragged channel counts (1, 3, 64, 513: not multiples of any lane
+// count) and x/dy strided in their last axis, on every target and thread
+// count: y and dx against the LeakyReLU oracle, dalpha against the GMP one.
+TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
+  std::mt19937_64 rng(2024);
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    for (int64_t c : {1, 3, 64, 513}) {
+      for (bool nhwc : {false, true}) {
+        for (int64_t step : {1, 2}) {
+          const std::vector<int64_t> shape =
+              nhwc ? std::vector<int64_t>{2, 41, c}
+                   : std::vector<int64_t>{2, c, 3, 11};
+          const std::vector<int64_t> ashape =
+              nhwc ? std::vector<int64_t>{c} : std::vector<int64_t>{c, 1, 1};
+          const bool specials = c == 3;
+          Tensor x = Random(dtype, shape, rng, specials);
+          Tensor dy = Random(dtype, shape, rng, specials);
+          Tensor alpha = Random(dtype, ashape, rng, false);
+          const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
+          // x and dy as every step-th element of wider buffers.
+          std::vector<int64_t> strides(shape.size());
+          int64_t stride = step;
+          for (size_t k = shape.size(); k-- > 0;) {
+            strides[k] = stride;
+            stride *= shape[k];
+          }
+          const size_t e = lrelu_dtype_size(dtype);
+          std::vector<unsigned char> xw(x.bytes.size() * step), dyw(xw.size());
+          for (size_t i = 0; i < x.n(); ++i) {
+            std::memcpy(&xw[i * step * e], &x.bytes[i * e], e);
+            std::memcpy(&dyw[i * step * e], &dy.bytes[i * e], e);
+          }
+          const auto rank = static_cast<int32_t>(shape.size());
+          lrelu_tensor_t tx = {xw.data(), dtype, rank, shape.data(),
+                               strides.data()};
+          lrelu_tensor_t tdy = {dyw.data(), dtype, rank, shape.data(),
+                                strides.data()};
+          lrelu_tensor_t ta = alpha.View();
+          for (const Setting& r : Settings()) {
+            const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                     " C " + std::to_string(c) +
+                                     (nhwc ? " NHWC" : " NCHW") + " step " +
+                                     std::to_string(step) + " " + r.target +
+                                     " threads " + std::to_string(r.threads);
+            const lrelu_options_t o = Options(r);
+            Tensor y = x, dx = dy, dalpha = alpha;
+            lrelu_tensor_t ty = y.View(), tdx = dx.View(), tda = dalpha.View();
+            ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            CheckForward(x, alpha, y, what);
+            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o),
+                      LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            for (size_t i = 0; i < x.n(); ++i) {
+              const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                             &x.bytes[i * e], &dx.bytes[i * e],
+                                             1, ValueOf(dtype, alpha.Bits(a))),
+                        "")
+                  << what << " dx element " << i;
+            }
+            CheckDalpha(want, dalpha, what);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Many terms in the same exponent bins (every significand bit set, one
+// sign): the bins fill up and are flushed many times, exactly. 5000 terms
+// per channel, past the 2^11 a bin holds between flushes; NHWC with 16
+// channels takes the per-channel bins.
+TEST(Prelu, DalphaBinsFlushExactly) {
+  for (lrelu_dtype_t dtype :
+       {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+    const uint64_t all_ones = dtype == LRELU_DTYPE_FLOAT32   ? 0xbfffffffu
+                              : dtype == LRELU_DTYPE_FLOAT16 ? 0xbfffu
+                                                             : 0xbfffu;
+    for (bool nhwc : {false, true}) {
+      const std::vector<int64_t> shape =
+          nhwc ? std::vector<int64_t>{5000, 16} : std::vector<int64_t>{2, 5000};
+      const int64_t c = nhwc ? 16 : 2;
+      const std::vector<int64_t> ashape =
+          nhwc ? std::vector<int64_t>{c} : std::vector<int64_t>{c, 1};
+      const size_t n = Count(shape);
+      Tensor x{dtype, shape,
+               std::vector<unsigned char>(n * lrelu_dtype_size(dtype))};
+      Tensor dy = x;
+      for (size_t i = 0; i < n; ++i) {
+        StoreBits(dtype, x.bytes.data(), i, all_ones);
+        // Alternate dy's last bit so the terms differ.
+        StoreBits(dtype, dy.bytes.data(), i, (all_ones ^ (i & 1)) & ~0x8000u);
+      }
+      Tensor alpha{dtype, ashape,
+                   std::vector<unsigned char>(static_cast<size_t>(c) *
+                                              lrelu_dtype_size(dtype))};
+      const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
+      for (const Setting& r : Settings()) {
+        const lrelu_options_t o = Options(r);
+        Tensor dalpha = alpha;
+        lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
+                       tda = dalpha.View();
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+                  LRELU_STATUS_OK);
+        CheckDalpha(want, dalpha,
+                    std::string(lrelu_dtype_name(dtype)) + " " + r.target);
+      }
     }
   }
 }
@@ -317,8 +428,7 @@ TEST(Prelu, Validation) {
   lrelu_tensor_t x = {xs, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
   lrelu_tensor_t y = {ys, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
   lrelu_tensor_t a_bad = {as, LRELU_DTYPE_FLOAT32, 3, bad, nullptr};
-  EXPECT_EQ(lrelu_prelu(&x, &a_bad, &y, nullptr),
-            LRELU_STATUS_SHAPE_MISMATCH);
+  EXPECT_EQ(lrelu_prelu(&x, &a_bad, &y, nullptr), LRELU_STATUS_SHAPE_MISMATCH);
   EXPECT_NE(std::string(lrelu_last_error()).find("broadcast"),
             std::string::npos);
   lrelu_tensor_t a_long = {as, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
@@ -326,8 +436,7 @@ TEST(Prelu, Validation) {
   const int64_t four[] = {1, 2, 3, 4};
   a_long.shape = four;
   a_long.rank = 4;
-  EXPECT_EQ(lrelu_prelu(&x, &a_long, &y, nullptr),
-            LRELU_STATUS_SHAPE_MISMATCH);
+  EXPECT_EQ(lrelu_prelu(&x, &a_long, &y, nullptr), LRELU_STATUS_SHAPE_MISMATCH);
   lrelu_tensor_t a_f64 = {ad, LRELU_DTYPE_FLOAT64, 2, good, nullptr};
   EXPECT_EQ(lrelu_prelu(&x, &a_f64, &y, nullptr), LRELU_STATUS_OK);
   lrelu_tensor_t a_f16 = {as, LRELU_DTYPE_FLOAT16, 2, good, nullptr};

@@ -146,6 +146,27 @@ def test_array_alpha_with_out_runs_blockwise_and_in_place(rng, dtype_name,
         check(a, "out= over alpha")
 
 
+@pytest.mark.parametrize("x_shape,alpha_shape", [
+    ((4, 6, 3, 5), (6, 1, 1)), ((4, 3, 5, 6), (6,)), ((7,), (7,)),
+    ((2, 3), (1,)), ((2, 3), (2, 1)), ((2, 3), (3, 1)), ((2, 3), (2, 3, 1)),
+    ((2, 3), (1, 2, 3)), ((2, 0, 3), (3,)), ((), (1,)), ((5,), ())])
+def test_routes_is_onnx_unidirectional_broadcasting(x_shape, alpha_shape):
+    """_prelu.routes (leaky_relu's PReLU path) takes exactly the shapes that
+    broadcast to x's without growing it, for non-empty x of rank >= 1."""
+    from lrelu import _prelu
+    x = np.zeros(x_shape, np.float32)
+    alpha = np.zeros(alpha_shape)
+    try:
+        grows = np.broadcast_shapes(x_shape, alpha_shape) != x_shape
+    except ValueError:
+        grows = True
+    want = (len(alpha_shape) <= len(x_shape) and not grows and x.ndim > 0
+            and x.size > 0)
+    assert _prelu.routes(x, alpha) == want
+    assert not _prelu.routes(x.astype(">f4"), alpha)  # byte order
+    assert not _prelu.routes(x.astype(np.int32), alpha)
+
+
 def test_bad_alpha_shape_is_a_clear_error():
     with pytest.raises(ValueError, match="broadcast"):
         lrelu.prelu(np.zeros((2, 3), np.float32), np.zeros(2, np.float32))

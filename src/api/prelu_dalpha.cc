@@ -1,0 +1,417 @@
+// PReLU's dalpha: exact sums (reference/exact_sum.h) per alpha element.
+#include "api/prelu_dalpha.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/prelu_dalpha.h"
+#include "reference/exact_sum.h"
+#include "reference/reference.h"
+
+namespace lrelu::prelu_impl {
+namespace {
+
+// The value of one element of a 32/16-bit dtype as a float32 (exact).
+float ValueF32(lrelu_dtype_t dtype, const char* p) {
+  uint16_t h;
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::HalfToFloat(h);
+    case LRELU_DTYPE_BFLOAT16:
+      std::memcpy(&h, p, 2);
+      return reference::BFloat16ToFloat(h);
+    default: {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+  }
+}
+
+// Adds x * dy where x < 0 to the sums, for one element.
+inline void AddTerm(lrelu_dtype_t dtype, const reference::Format& f,
+                    size_t elem, const char* xp, const char* dyp,
+                    reference::ExactSum* sum, reference::BinnedSum* bins) {
+  if (dtype != LRELU_DTYPE_FLOAT64) {
+    // The product of two float32 values is exact in float64.
+    const float x = ValueF32(dtype, xp);
+    if (!(x < 0)) return;
+    const double product =
+        static_cast<double>(x) * static_cast<double>(ValueF32(dtype, dyp));
+    uint64_t bits;
+    std::memcpy(&bits, &product, 8);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      sum->AddSpecial(product);
+    } else {
+      bins->Add(bits);
+    }
+    return;
+  }
+  // float64: the product needs 106 bits; the wide accumulator takes it.
+  const reference::Decoded xd = reference::Decode(f, LoadBits(xp, elem));
+  if (xd.negative && xd.kind != reference::Decoded::kNaN &&
+      xd.kind != reference::Decoded::kZero) {
+    sum->AddProduct(xd, reference::Decode(f, LoadBits(dyp, elem)));
+  }
+}
+
+// The Highway target the options ask for (else the best one).
+int64_t TargetBit(const PreluPlan& p) {
+  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
+  for (const cpu::Target& t : targets) {
+    if (p.has_target && p.cpu_target == t.name) return t.bit;
+  }
+  return targets[0].bit;
+}
+
+// dalpha for alpha elements [begin, end): exact sums over each view.
+void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+              const std::vector<int64_t>& dy_offsets, int64_t begin,
+              int64_t end, uint64_t* out) {
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  // The view's dimensions of extent > 1; the last one is the inner loop.
+  std::vector<int64_t> extent, xs, dys;
+  const std::vector<int64_t> shape = ViewShape(p);
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] > 1) {
+      extent.push_back(shape[k]);
+      xs.push_back(p.x.strides[k]);
+      dys.push_back(p.dy.strides[k]);
+    }
+  }
+  if (extent.empty()) {
+    extent.push_back(1);
+    xs.push_back(0);
+    dys.push_back(0);
+  }
+  // Merge neighbours that x and dy both step over exactly (long rows).
+  for (size_t k = extent.size() - 1; k-- > 0;) {
+    if (xs[k] == xs[k + 1] * extent[k + 1] &&
+        dys[k] == dys[k + 1] * extent[k + 1]) {
+      extent[k] *= extent[k + 1];
+      xs[k] = xs[k + 1];
+      dys[k] = dys[k + 1];
+      extent.erase(extent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      dys.erase(dys.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    }
+  }
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  cpu::ProductBins products(TargetBit(p));
+  const size_t outer = extent.size() - 1;
+  const int64_t inner = extent[outer];
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const int64_t xi = xs[outer] * e, dyi = dys[outer] * e;
+  const reference::Format f = reference::FormatOf(p.dtype);
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  bool empty = false;
+  for (int64_t d : shape) empty = empty || d == 0;
+  int64_t rows = 1;
+  for (size_t k = 0; k < outer; ++k) rows *= extent[k];
+  std::vector<int64_t> idx(outer, 0);
+  for (int64_t k = begin; k < end; ++k) {
+    reference::ExactSum sum;
+    reference::BinnedSum bins;
+    if (!empty) {
+      const char* xp = p.x.data + x_offsets[k] * e;
+      const char* dyp = p.dy.data + dy_offsets[k] * e;
+      std::fill(idx.begin(), idx.end(), 0);
+      int64_t xo = 0, dyo = 0;  // bytes
+      for (int64_t r = 0; r < rows; ++r) {
+        const char* xr = xp + xo;
+        const char* dyr = dyp + dyo;
+        if (wide) {
+          for (int64_t i = 0; i < inner; ++i) {
+            AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+          }
+        } else {
+          products.Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
+                       &sum);
+        }
+        for (size_t j = outer; j-- > 0;) {
+          if (++idx[j] < extent[j]) {
+            xo += xs[j] * e;
+            dyo += dys[j] * e;
+            break;
+          }
+          xo -= (extent[j] - 1) * xs[j] * e;
+          dyo -= (extent[j] - 1) * dys[j] * e;
+          idx[j] = 0;
+        }
+      }
+    }
+    products.FlushInto(&bins);
+    bins.FlushInto(&sum);
+    out[k] = sum.Round(fa);
+  }
+}
+
+// dalpha when alpha varies along x's last axis only (NHWC per channel):
+// rows in memory order, one sum per channel; each task sums its rows, and
+// the exact partial sums are merged (order-independent).
+struct RowSumJob {
+  const PreluPlan* p;
+  int64_t rows, per_task;
+  std::vector<std::vector<reference::ExactSum>>* partial;  // [task][channel]
+};
+
+void SumRows(const RowSumJob& job, size_t task) {
+  const PreluPlan& p = *job.p;
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.rows);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const reference::Format f = reference::FormatOf(p.dtype);
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t xo = 0, dyo = 0, r = begin;
+  for (size_t k = rank - 1; k-- > 0;) {
+    idx[k] = r % p.x.shape[k];
+    r /= p.x.shape[k];
+    xo += idx[k] * p.x.strides[k];
+    dyo += idx[k] * p.dy.strides[k];
+  }
+  const int64_t xs = p.x.strides[rank - 1] * e,
+                dys = p.dy.strides[rank - 1] * e;
+  for (int64_t row = begin; row < end; ++row) {
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    for (int64_t c = 0; c < channels; ++c) {
+      AddTerm(p.dtype, f, elem, xr + c * xs, dyr + c * dys,
+              &sums[static_cast<size_t>(c)], &bins[static_cast<size_t>(c)]);
+    }
+    if (bins[0].count() > (uint64_t{1} << 40)) {
+      for (int64_t c = 0; c < channels; ++c) {
+        bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+      }
+    }
+    for (size_t k = rank - 1; k-- > 0;) {
+      if (++idx[k] < p.x.shape[k]) {
+        xo += p.x.strides[k];
+        dyo += p.dy.strides[k];
+        break;
+      }
+      xo -= (p.x.shape[k] - 1) * p.x.strides[k];
+      dyo -= (p.x.shape[k] - 1) * p.dy.strides[k];
+      idx[k] = 0;
+    }
+  }
+  for (int64_t c = 0; c < channels; ++c) {
+    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+  }
+}
+
+// SumRows for 32/16-bit x: the rows (merged where x and dy both step over
+// exactly) in segments of up to kSegment; per channel, one strided run down
+// the segment through ProductBins into that channel's BinnedSum. A segment
+// is small enough to stay in cache while its channels are read.
+constexpr int64_t kSegment = 256;
+
+// n elements of `elem` bytes, `step` bytes apart, copied to `out`.
+void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
+  if (elem == 4) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 4 * i, p + i * step, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 2 * i, p + i * step, 2);
+  }
+}
+
+void SumRowSegments(const RowSumJob& job, size_t task) {
+  const PreluPlan& p = *job.p;
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.rows);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
+  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
+  const reference::Format f = reference::FormatOf(p.dtype);
+  std::vector<int64_t> ext, xs, dys;
+  for (size_t k = 0; k + 1 < rank; ++k) {
+    if (p.x.shape[k] == 1) continue;
+    if (!ext.empty() && xs.back() == p.x.strides[k] * p.x.shape[k] &&
+        dys.back() == p.dy.strides[k] * p.x.shape[k]) {
+      ext.back() *= p.x.shape[k];
+      xs.back() = p.x.strides[k];
+      dys.back() = p.dy.strides[k];
+    } else {
+      ext.push_back(p.x.shape[k]);
+      xs.push_back(p.x.strides[k]);
+      dys.push_back(p.dy.strides[k]);
+    }
+  }
+  if (ext.empty()) {
+    ext.push_back(1);
+    xs.push_back(0);
+    dys.push_back(0);
+  }
+  const size_t last = ext.size() - 1;
+  std::vector<int64_t> idx(ext.size(), 0);
+  int64_t xo = 0, dyo = 0, r = begin;
+  for (size_t k = ext.size(); k-- > 0;) {
+    idx[k] = r % ext[k];
+    r /= ext[k];
+    xo += idx[k] * xs[k];
+    dyo += idx[k] * dys[k];
+  }
+  const int64_t xc = p.x.strides[rank - 1], dyc = p.dy.strides[rank - 1];
+  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  cpu::ProductBins products(TargetBit(p));
+  alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
+  std::unique_ptr<cpu::ChannelBins> by_row;
+  if (xc == 1 && dyc == 1 && channels >= 16) {
+    by_row = std::make_unique<cpu::ChannelBins>(TargetBit(p), channels);
+  }
+  for (int64_t row = begin; row < end;) {
+    const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    if (by_row) {  // channels contiguous: whole rows, in memory order
+      for (int64_t i = 0; i < seg; ++i) {
+        by_row->AddRow(p.dtype, xr + i * xs[last] * e, dyr + i * dys[last] * e,
+                       bins.data(), sums.data());
+      }
+    }
+    for (int64_t c = 0; c < (by_row ? 0 : channels); ++c) {
+      reference::BinnedSum& b = bins[static_cast<size_t>(c)];
+      reference::ExactSum& sum = sums[static_cast<size_t>(c)];
+      const char* xp = xr + c * xc * e;
+      const char* dyp = dyr + c * dyc * e;
+      if (seg < 16) {  // a flush of the product bins would cost more
+        for (int64_t i = 0; i < seg; ++i) {
+          AddTerm(p.dtype, f, static_cast<size_t>(e), xp + i * xs[last] * e,
+                  dyp + i * dys[last] * e, &sum, &b);
+        }
+      } else if (xs[last] == 1 && dys[last] == 1) {
+        products.Add(p.dtype, xp, 1, dyp, 1, seg, &b, &sum);
+        products.FlushInto(&b);
+      } else {
+        // Gathered first, so the run takes the SIMD kernel.
+        Gather(xp, xs[last] * e, e, seg, x_buffer);
+        Gather(dyp, dys[last] * e, e, seg, dy_buffer);
+        products.Add(p.dtype, x_buffer, 1, dy_buffer, 1, seg, &b, &sum);
+        products.FlushInto(&b);
+      }
+      if (b.count() > (uint64_t{1} << 42)) b.FlushInto(&sum);
+    }
+    row += seg;
+    idx[last] += seg;
+    xo += seg * xs[last];
+    dyo += seg * dys[last];
+    if (idx[last] < ext[last]) continue;
+    xo -= ext[last] * xs[last];
+    dyo -= ext[last] * dys[last];
+    idx[last] = 0;
+    for (size_t k = last; k-- > 0;) {
+      if (++idx[k] < ext[k]) {
+        xo += xs[k];
+        dyo += dys[k];
+        break;
+      }
+      xo -= (ext[k] - 1) * xs[k];
+      dyo -= (ext[k] - 1) * dys[k];
+      idx[k] = 0;
+    }
+  }
+  if (by_row) by_row->Flush(bins.data(), sums.data());
+  for (int64_t c = 0; c < channels; ++c) {
+    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+  }
+}
+
+// Fills dalpha (alpha's element order) for the last-axis-only case.
+void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
+               uint64_t* out) {
+  const size_t rank = p.x.shape.size();
+  const int64_t channels = p.x.shape[rank - 1];
+  RowSumJob job{&p, p.x.n / channels, 0, nullptr};
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  const int64_t bytes =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  std::vector<std::vector<reference::ExactSum>> partial(
+      static_cast<size_t>(tasks),
+      std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
+  job.partial = &partial;
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  if (tasks == 1) {
+    wide ? SumRows(job, 0) : SumRowSegments(job, 0);
+  } else {
+    pool->parallel_for(
+        pool->pool_context,
+        wide ? [](void* ctx,
+                  size_t i) { SumRows(*static_cast<const RowSumJob*>(ctx), i); }
+             : [](void* ctx, size_t i) {
+                 SumRowSegments(*static_cast<const RowSumJob*>(ctx), i);
+               },
+        &job, static_cast<size_t>(tasks));
+  }
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (size_t t = 1; t < partial.size(); ++t) {
+      partial[0][static_cast<size_t>(c)].Merge(
+          partial[t][static_cast<size_t>(c)]);
+    }
+    out[c] = partial[0][static_cast<size_t>(c)].Round(fa);
+  }
+}
+
+struct SumTask {
+  const PreluPlan* p;
+  const std::vector<int64_t>* x_offsets;
+  const std::vector<int64_t>* dy_offsets;
+  uint64_t* out;
+  int64_t per_task;
+};
+
+}  // namespace
+
+void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+               const std::vector<int64_t>& dy_offsets,
+               const lrelu_thread_pool_t* run_pool, uint64_t* out) {
+  const size_t rank = p.x.shape.size();
+  size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
+  const int64_t bytes =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
+  tasks = std::min<size_t>(
+      {tasks, static_cast<size_t>(p.alpha_count),
+       static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
+  if (p.alpha_axes.size() == 1 &&
+      p.alpha_axes[0] == static_cast<int>(rank) - 1 && p.x.n > 0) {
+    SumByRows(p, run_pool, out);
+  } else if (tasks <= 1) {
+    SumRange(p, x_offsets, dy_offsets, 0, p.alpha_count, out);
+  } else {
+    SumTask t{&p, &x_offsets, &dy_offsets, out,
+              (p.alpha_count + static_cast<int64_t>(tasks) - 1) /
+                  static_cast<int64_t>(tasks)};
+    run_pool->parallel_for(
+        run_pool->pool_context,
+        [](void* ctx, size_t i) {
+          const auto& task = *static_cast<SumTask*>(ctx);
+          const int64_t b = static_cast<int64_t>(i) * task.per_task;
+          const int64_t e = std::min(b + task.per_task, task.p->alpha_count);
+          if (b < e) {
+            SumRange(*task.p, *task.x_offsets, *task.dy_offsets, b, e,
+                     task.out);
+          }
+        },
+        &t, tasks);
+  }
+}
+
+}  // namespace lrelu::prelu_impl

@@ -1,0 +1,240 @@
+// PReLU's validation: tensors, alpha's broadcast, options.
+#include "api/prelu_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/error.h"
+#include "api/problem.h"
+
+namespace lrelu::prelu_impl {
+namespace {
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
+  Checked checked;
+  const lrelu_status_t s = CheckTensor(t, name, &checked);
+  if (s != LRELU_STATUS_OK) return s;
+  v->data = static_cast<char*>(t->data);
+  v->dtype = t->dtype;
+  v->shape.assign(t->shape, t->shape + t->rank);
+  v->strides.assign(t->rank, 0);
+  v->n = checked.n;
+  // Explicit strides (C-contiguous when none are given) for every axis.
+  int64_t contiguous = 1;
+  for (int32_t i = t->rank - 1; i >= 0; --i) {
+    v->strides[i] = t->strides != nullptr ? t->strides[i] : contiguous;
+    contiguous *= std::max<int64_t>(t->shape[i], 1);
+  }
+  return LRELU_STATUS_OK;
+}
+
+// Byte range [lo, hi] a view touches (n > 0).
+void ByteRange(const View& v, uintptr_t* lo, uintptr_t* hi) {
+  const auto elem = static_cast<int64_t>(lrelu_dtype_size(v.dtype));
+  int64_t l = 0, h = 0;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const int64_t r = v.strides[i] * (v.shape[i] - 1) * elem;
+    (r < 0 ? l : h) += r;
+  }
+  const auto base = reinterpret_cast<uintptr_t>(v.data);
+  *lo = base + static_cast<uintptr_t>(l);
+  *hi = base + static_cast<uintptr_t>(h + elem - 1);
+}
+
+bool Disjoint(const View& a, const View& b) {
+  if (a.n == 0 || b.n == 0) return true;
+  uintptr_t alo, ahi, blo, bhi;
+  ByteRange(a, &alo, &ahi);
+  ByteRange(b, &blo, &bhi);
+  return ahi < blo || bhi < alo;
+}
+
+// No element written twice (sorted by |stride|, each steps past the rest).
+bool WritesOnce(const View& v) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, extent
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] > 1) dims.emplace_back(std::llabs(v.strides[i]), v.shape[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (const auto& [stride, extent] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (extent - 1);
+  }
+  return true;
+}
+
+lrelu_status_t CheckSameShape(const View& a, const char* an, const View& b,
+                              const char* bn) {
+  if (a.dtype != b.dtype) {
+    return Fail(LRELU_STATUS_DTYPE_MISMATCH, "%s is %s but %s is %s", an,
+                lrelu_dtype_name(a.dtype), bn, lrelu_dtype_name(b.dtype));
+  }
+  if (a.shape != b.shape) {
+    return Fail(LRELU_STATUS_SHAPE_MISMATCH,
+                "%s has shape %s but %s has shape %s", an,
+                ShapeString(a.shape).c_str(), bn, ShapeString(b.shape).c_str());
+  }
+  return LRELU_STATUS_OK;
+}
+
+// alpha's dtype and its broadcast to x (ONNX unidirectional broadcasting).
+lrelu_status_t CheckAlpha(PreluPlan* p) {
+  const View& x = p->x;
+  const View& a = p->alpha;
+  if (a.dtype != x.dtype &&
+      !(a.dtype == LRELU_DTYPE_FLOAT64 && x.dtype != LRELU_DTYPE_FLOAT64)) {
+    return Fail(LRELU_STATUS_DTYPE_MISMATCH,
+                "alpha is %s but x is %s: alpha must have x's dtype (or be "
+                "float64 for a float32/float16/bfloat16 x)",
+                lrelu_dtype_name(a.dtype), lrelu_dtype_name(x.dtype));
+  }
+  const size_t xr = x.shape.size(), ar = a.shape.size();
+  bool ok = ar <= xr;
+  for (size_t j = 0; ok && j < ar; ++j) {
+    const int64_t e = a.shape[j];
+    ok = e == 1 || e == x.shape[xr - ar + j];
+  }
+  if (!ok) {
+    return Fail(LRELU_STATUS_SHAPE_MISMATCH,
+                "alpha has shape %s, which does not broadcast to x's shape %s "
+                "(ONNX unidirectional broadcasting: alpha's shape, aligned "
+                "to the right of x's, has each extent equal to x's or 1; "
+                "per channel is [C,1,1] for NCHW, [C] for NHWC)",
+                ShapeString(a.shape).c_str(), ShapeString(x.shape).c_str());
+  }
+  p->alpha_strides_x.assign(xr, 0);
+  p->alpha_axes.clear();
+  p->alpha_count = 1;
+  for (size_t j = 0; j < ar; ++j) {
+    if (a.shape[j] > 1) {
+      const size_t i = xr - ar + j;
+      p->alpha_strides_x[i] = a.strides[j];
+      p->alpha_axes.push_back(static_cast<int>(i));
+      p->alpha_count *= a.shape[j];
+    }
+  }
+  return LRELU_STATUS_OK;
+}
+
+// Validates the options (and x, y or dy, x, dx through LeakyReLU's own
+// checks), and copies what the per-view calls need.
+lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
+                           const char** target) {
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  // PReLU has no device kernels yet: refuse before any device is probed.
+  if (given != nullptr &&
+      given->struct_size >=
+          offsetof(lrelu_options_t, backend) + sizeof(lrelu_backend_t) &&
+      given->backend != LRELU_BACKEND_CPU) {
+    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
+                "PReLU runs on the CPU backend only (backend %d asked for)",
+                static_cast<int>(given->backend));
+  }
+  // A one-element dummy problem validates the options exactly as LeakyReLU
+  // does (struct_size, backend, pool, variant, target names).
+  float dummy_x = 0, dummy_y = 0;
+  lrelu_tensor_t tx = {&dummy_x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_tensor_t ty = {&dummy_y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  lrelu_status_t status =
+      lrelu_leaky_relu_get_workspace_size(&tx, 0.0, &ty, given, &ws, &e);
+  if (status != LRELU_STATUS_OK) return status;
+  *target = lrelu_executor_cpu_target(e);
+  lrelu_executor_destroy(e);
+  if (given != nullptr) {
+    std::memcpy(&o, given,
+                std::min<size_t>(given->struct_size, sizeof(lrelu_options_t)));
+  }
+  if (o.backend != LRELU_BACKEND_CPU) {
+    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
+                "PReLU runs on the CPU backend only (backend %s asked for)",
+                lrelu_backend_name(o.backend));
+  }
+  p->threads = o.threads;
+  p->has_pool = o.thread_pool != nullptr;
+  if (p->has_pool) p->pool = *o.thread_pool;
+  p->has_variant = o.variant != nullptr;
+  if (p->has_variant) p->variant = o.variant;
+  p->has_target = o.cpu_target != nullptr;
+  if (p->has_target) p->cpu_target = o.cpu_target;
+  return LRELU_STATUS_OK;
+}
+
+// The view of v that starts at element `offset`; the caller sets its shape.
+lrelu_tensor_t SubView(const View& v, int64_t offset) {
+  lrelu_tensor_t t;
+  t.data = v.data + offset * static_cast<int64_t>(lrelu_dtype_size(v.dtype));
+  t.dtype = v.dtype;
+  t.rank = static_cast<int32_t>(v.shape.size());
+  t.shape = nullptr;
+  t.strides = v.strides.data();
+  return t;
+}
+
+uint64_t LoadBits(const char* p, size_t elem) {
+  switch (elem) {
+    case 2: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return b;
+    }
+    case 4: {
+      uint32_t b;
+      std::memcpy(&b, p, 4);
+      return b;
+    }
+    default: {
+      uint64_t b;
+      std::memcpy(&b, p, 8);
+      return b;
+    }
+  }
+}
+
+void StoreBits(char* p, size_t elem, uint64_t bits) {
+  if (elem == 2) {
+    const auto b = static_cast<uint16_t>(bits);
+    std::memcpy(p, &b, 2);
+  } else if (elem == 4) {
+    const auto b = static_cast<uint32_t>(bits);
+    std::memcpy(p, &b, 4);
+  } else {
+    std::memcpy(p, &bits, 8);
+  }
+}
+
+// The per-view calls' options.
+lrelu_options_t ViewOptions(const PreluPlan& p,
+                            const lrelu_thread_pool_t* pool) {
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.threads = p.threads;
+  o.thread_pool = pool != nullptr ? pool : (p.has_pool ? &p.pool : nullptr);
+  o.variant = p.has_variant ? p.variant.c_str() : nullptr;
+  o.cpu_target = p.has_target ? p.cpu_target.c_str() : nullptr;
+  return o;
+}
+
+// x's shape with the alpha axes set to 1: the shape of every view.
+std::vector<int64_t> ViewShape(const PreluPlan& p) {
+  std::vector<int64_t> shape = p.x.shape;
+  for (int axis : p.alpha_axes) shape[axis] = 1;
+  return shape;
+}
+
+}  // namespace lrelu::prelu_impl

@@ -1,0 +1,116 @@
+// PReLU's plan (contract ai.onnx.PRelu v1, docs/prelu.md): the tensors as
+// validated, alpha's broadcast onto x, and the small helpers the
+// validation, forward rows and dalpha files share.
+#ifndef LRELU_SRC_API_PRELU_PLAN_H_
+#define LRELU_SRC_API_PRELU_PLAN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+
+namespace lrelu::prelu_impl {
+
+// A tensor as the plan keeps it: shape and explicit strides copied.
+struct View {
+  char* data = nullptr;
+  lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // elements
+  int64_t n = 0;
+};
+
+// Dimensions of extent > 1 of a tensor with fewer than 2^63 elements.
+constexpr int kMaxRank = 64;
+
+struct PreluPlan {
+  bool backward = false;
+  lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;  // x's
+  View x, y, dy, dx, alpha, dalpha;           // y forward; dy, dx backward
+  bool has_dx = false, has_dalpha = false;
+  // alpha's strides aligned to x's axes (0 where alpha broadcasts).
+  std::vector<int64_t> alpha_strides_x;
+  std::vector<int> alpha_axes;  // axes of x where alpha's extent is > 1
+  int64_t alpha_count = 1;
+  // Options for the per-view LeakyReLU calls.
+  size_t threads = 0;
+  bool has_pool = false;
+  lrelu_thread_pool_t pool = {};
+  bool has_variant = false, has_target = false;
+  std::string variant, cpu_target;
+};
+
+// Structural checks of one tensor (api/problem.h's CheckTensor); fills *v
+// with its shape and explicit strides.
+lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v);
+
+// True when a and b share no byte.
+bool Disjoint(const View& a, const View& b);
+
+// No element written twice (sorted by |stride|, each steps past the rest).
+bool WritesOnce(const View& v);
+
+// a and b have the same dtype and shape (else an error naming both).
+lrelu_status_t CheckSameShape(const View& a, const char* an, const View& b,
+                              const char* bn);
+
+// alpha's dtype and its broadcast to x (ONNX unidirectional broadcasting).
+lrelu_status_t CheckAlpha(PreluPlan* p);
+
+// Validates the options (and x, y or dy, x, dx through LeakyReLU's own
+// checks), and copies what the per-view calls need.
+lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
+                           const char** target);
+
+// The view of v that starts at element `offset`; the caller sets its shape.
+lrelu_tensor_t SubView(const View& v, int64_t offset);
+
+// Bits of one 2-, 4- or 8-byte element.
+uint64_t LoadBits(const char* p, size_t elem);
+void StoreBits(char* p, size_t elem, uint64_t bits);
+
+// Below this many bytes per task another thread costs more than it saves
+// (LeakyReLU's measured threshold, docs/performance.md).
+constexpr int64_t kMinTaskBytes = int64_t{256} << 10;
+
+// Calls fn(k, offsets...) for every alpha element k in order, with the
+// element offset of its view start in each of the listed views.
+template <typename Fn>
+void ForEachAlpha(const PreluPlan& p, const std::vector<const View*>& views,
+                  Fn fn) {
+  const size_t na = p.alpha_axes.size();
+  std::vector<int64_t> idx(na, 0);
+  std::vector<int64_t> off(views.size() + 1, 0);  // last: alpha
+  for (int64_t k = 0; k < p.alpha_count; ++k) {
+    fn(k, off);
+    // Odometer over alpha_axes, innermost last.
+    for (size_t j = na; j-- > 0;) {
+      const int axis = p.alpha_axes[j];
+      auto step = [&](int64_t count) {
+        for (size_t v = 0; v < views.size(); ++v) {
+          off[v] += count * views[v]->strides[axis];
+        }
+        off[views.size()] += count * p.alpha_strides_x[axis];
+      };
+      if (++idx[j] < p.x.shape[axis]) {
+        step(1);
+        break;
+      }
+      step(-(p.x.shape[axis] - 1));
+      idx[j] = 0;
+    }
+  }
+}
+
+// The per-view calls' options.
+lrelu_options_t ViewOptions(const PreluPlan& p,
+                            const lrelu_thread_pool_t* pool);
+
+// x's shape with the alpha axes set to 1: the shape of every view.
+std::vector<int64_t> ViewShape(const PreluPlan& p);
+
+}  // namespace lrelu::prelu_impl
+
+#endif  // LRELU_SRC_API_PRELU_PLAN_H_

@@ -1,0 +1,281 @@
+// PReLU's row mode (api/prelu_rows.h).
+#include "api/prelu_rows.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/prelu_rows.h"
+#include "cpu/thread_pool.h"
+#include "reference/exact_sum.h"
+#include "reference/reference.h"
+
+namespace lrelu::prelu_impl {
+namespace {
+
+struct RowJob {
+  const PreluPlan* p;
+  const View* v;    // x (forward) or dy
+  const View* out;  // y or dx
+  RowLayout layout;
+  cpu::PreluRowKernel kernel;      // alpha varies along the row
+  cpu::PreluPlanesKernel planes;   // short rows with one alpha each
+  const cpu::KernelTable* scalar;  // alpha constant along the row
+  bool reference;                  // variant "reference": the oracle
+  int64_t rows;
+  int64_t per_task;
+};
+
+// One alpha element as a double (exact), without the generic decoder for
+// the common dtypes.
+inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
+                         const char* p) {
+  if (dtype == LRELU_DTYPE_FLOAT32) {
+    float a;
+    std::memcpy(&a, p, 4);
+    return a;
+  }
+  if (dtype == LRELU_DTYPE_FLOAT64) {
+    double a;
+    std::memcpy(&a, p, 8);
+    return a;
+  }
+  return reference::ToDouble(f, LoadBits(p, 2));
+}
+
+// Elements per kernel call when several rows share one alpha row (NHWC):
+// alpha's row is repeated in the buffer so those rows run as one.
+constexpr int64_t kTileElements = 1024;
+// Rows shorter than this with one alpha each go kPlaneRows at a time
+// through the planes kernel.
+constexpr int64_t kShortRow = 1024;
+constexpr int64_t kPlaneRows = 256;
+
+void RunRows(const RowJob& job, int64_t begin, int64_t end) {
+  const PreluPlan& p = *job.p;
+  const RowLayout& l = job.layout;
+  cpu::DefaultFloatEnv env;
+  const int last = l.rank - 1;
+  const int64_t length = l.extent[last];
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
+  const reference::Format af = reference::FormatOf(p.alpha.dtype);
+  const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  const bool per_element = l.as[last] != 0;
+  // Consecutive rows contiguous in x, v and out, with the same alpha row.
+  const bool fuse = per_element && last > 0 && l.as[last - 1] == 0 &&
+                    l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1 &&
+                    l.xs[last - 1] == length && l.vs[last - 1] == length &&
+                    l.os[last - 1] == length;
+  const int64_t tile =
+      fuse ? std::max<int64_t>(
+                 1, std::min(l.extent[last - 1], kTileElements / length))
+           : 1;
+  const size_t buffered = per_element ? static_cast<size_t>(length * tile) : 1;
+  // The compute type's buffer holds the tile; the other only what the
+  // oracle fallback and the scalar-alpha kernels read.
+  const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
+  std::vector<float> a32(wide ? distinct : buffered);
+  std::vector<double> a64(wide ? buffered : distinct);
+  // Short rows with one alpha each, consecutive in x, v and out (NCHW with
+  // a small H*W): many per call of the planes kernel, rather than one call
+  // of the scalar-alpha kernel each.
+  const bool planes = !per_element && last > 0 && length < kShortRow &&
+                      l.xs[last - 1] == length && l.vs[last - 1] == length &&
+                      l.os[last - 1] == length;
+  std::vector<float> plane_a32(planes ? kPlaneRows : 0);
+  std::vector<double> plane_a64(planes ? kPlaneRows : 0);
+  std::vector<int64_t> idx(static_cast<size_t>(last), 0);
+  int64_t xo = 0, vo = 0, oo = 0, ao = 0;
+  int64_t r = begin;
+  for (int k = last; k-- > 0;) {
+    idx[k] = r % l.extent[k];
+    r /= l.extent[k];
+    xo += idx[k] * l.xs[k];
+    vo += idx[k] * l.vs[k];
+    oo += idx[k] * l.os[k];
+    ao += idx[k] * l.as[k];
+  }
+  const int64_t xs = l.xs[last], vs = l.vs[last], os = l.os[last],
+                as = l.as[last];
+  int64_t loaded = -1;  // alpha offset of the row in a32/a64
+  for (int64_t row = begin; row < end; ++row) {
+    if (ao != loaded) {
+      for (size_t i = 0; i < distinct; ++i) {
+        const double a =
+            AlphaValue(p.alpha.dtype, af,
+                       p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
+                                          static_cast<int64_t>(alpha_elem));
+        a64[i] = a;
+        a32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+      }
+      for (size_t i = distinct; i < buffered; ++i) {
+        if (wide) {
+          a64[i] = a64[i - distinct];
+        } else {
+          a32[i] = a32[i - distinct];
+        }
+      }
+      loaded = ao;
+    }
+    char* xp = p.x.data + xo * e;
+    char* vp = job.v->data + vo * e;
+    char* op = job.out->data + oo * e;
+    const uintptr_t misaligned =
+        (reinterpret_cast<uintptr_t>(xp) | reinterpret_cast<uintptr_t>(vp) |
+         reinterpret_cast<uintptr_t>(op)) &
+        (elem - 1);
+    const bool dense = xs == 1 && vs == 1 && os == 1 && misaligned == 0;
+    if (dense && !job.reference && per_element) {
+      // With `fuse`, up to `tile` rows at once (alpha's row repeated).
+      const int64_t k =
+          fuse ? std::min({tile, l.extent[last - 1] - idx[last - 1], end - row})
+               : 1;
+      job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
+                  wide ? a64.data() : nullptr,
+                  static_cast<size_t>(length * k)});
+      if (k > 1) {  // skip to the last of the k rows; the step below moves on
+        idx[last - 1] += k - 1;
+        xo += (k - 1) * l.xs[last - 1];
+        vo += (k - 1) * l.vs[last - 1];
+        oo += (k - 1) * l.os[last - 1];
+        row += k - 1;
+      }
+    } else if (dense && !job.reference && planes) {
+      // Up to kPlaneRows short rows at once, each with its own alpha.
+      const int64_t k =
+          std::min({kPlaneRows, l.extent[last - 1] - idx[last - 1], end - row});
+      for (int64_t j = 0; j < k; ++j) {
+        const double a =
+            AlphaValue(p.alpha.dtype, af,
+                       p.alpha.data + (ao + j * l.as[last - 1]) *
+                                          static_cast<int64_t>(alpha_elem));
+        plane_a64[static_cast<size_t>(j)] = a;
+        plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
+      }
+      job.planes({vp, xp, op, plane_a32.data(), plane_a64.data(),
+                  static_cast<size_t>(length), static_cast<size_t>(k)});
+      idx[last - 1] += k - 1;
+      xo += (k - 1) * l.xs[last - 1];
+      vo += (k - 1) * l.vs[last - 1];
+      oo += (k - 1) * l.os[last - 1];
+      ao += (k - 1) * l.as[last - 1];
+      row += k - 1;
+      loaded = -1;  // a32/a64 no longer hold the row at ao
+    } else if (dense && !job.reference) {
+      // finite_alpha kernels need alpha (as float32) finite and nonzero.
+      const float a = a32[0];
+      const bool finite =
+          wide ? (a64[0] - a64[0] == 0 && a64[0] != 0) : (a - a == 0 && a != 0);
+      const int d = cpu::DTypeIndex(p.dtype);
+      const cpu::Kernel k = p.backward ? job.scalar->backward[d][0][finite]
+                                       : job.scalar->forward[d][0][finite];
+      k({vp, xp, op, static_cast<size_t>(length), a, a64[0], p.dtype});
+    } else {
+      for (int64_t i = 0; i < length; ++i) {
+        reference::Apply(p.dtype, vp + i * vs * e, xp + i * xs * e,
+                         op + i * os * e, 1, a64[per_element ? i : 0]);
+      }
+    }
+    for (int k = last; k-- > 0;) {
+      if (++idx[k] < l.extent[k]) {
+        xo += l.xs[k];
+        vo += l.vs[k];
+        oo += l.os[k];
+        ao += l.as[k];
+        break;
+      }
+      const int64_t back = l.extent[k] - 1;
+      xo -= back * l.xs[k];
+      vo -= back * l.vs[k];
+      oo -= back * l.os[k];
+      ao -= back * l.as[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
+  RowLayout l;
+  for (size_t k = 0; k < p.x.shape.size(); ++k) {
+    if (p.x.shape[k] == 1) continue;
+    const int64_t e = p.x.shape[k];
+    if (l.rank > 0) {
+      const int m = l.rank - 1;
+      if (l.xs[m] == p.x.strides[k] * e && l.vs[m] == v.strides[k] * e &&
+          l.os[m] == out.strides[k] * e &&
+          l.as[m] == p.alpha_strides_x[k] * e) {
+        l.extent[m] *= e;
+        l.xs[m] = p.x.strides[k];
+        l.vs[m] = v.strides[k];
+        l.os[m] = out.strides[k];
+        l.as[m] = p.alpha_strides_x[k];
+        continue;
+      }
+    }
+    l.extent[l.rank] = e;
+    l.xs[l.rank] = p.x.strides[k];
+    l.vs[l.rank] = v.strides[k];
+    l.os[l.rank] = out.strides[k];
+    l.as[l.rank] = p.alpha_strides_x[k];
+    ++l.rank;
+  }
+  if (l.rank == 0) {  // one element
+    l.rank = 1;
+    l.extent[0] = 1;
+    l.xs[0] = l.vs[0] = l.os[0] = 1;
+    l.as[0] = 0;
+  }
+  return l;
+}
+
+bool RowsAreDense(const RowLayout& l) {
+  const int last = l.rank - 1;
+  return l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1;
+}
+
+lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
+                           const RowLayout& layout, const lrelu_options_t& o) {
+  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
+  const cpu::Target* target = &targets[0];
+  for (const cpu::Target& t : targets) {
+    if (p.has_target && p.cpu_target == t.name) target = &t;
+  }
+  RowJob job{&p, &v, &out, layout, nullptr, nullptr, nullptr, false, 0, 0};
+  job.reference = p.has_variant && p.variant == "reference";
+  job.kernel =
+      cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
+  job.planes = cpu::PreluRowsFor(target->bit).planes[cpu::DTypeIndex(p.dtype)];
+  job.scalar = &cpu::KernelsFor(target->bit);
+  job.rows = p.x.n / layout.extent[layout.rank - 1];
+  const lrelu_thread_pool_t* pool =
+      o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
+  const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
+                     (p.backward ? 3 : 2);
+  auto tasks =
+      static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
+  tasks =
+      std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
+  if (tasks <= 1) {
+    RunRows(job, 0, job.rows);
+    return LRELU_STATUS_OK;
+  }
+  job.per_task = (job.rows + tasks - 1) / tasks;
+  pool->parallel_for(
+      pool->pool_context,
+      [](void* ctx, size_t i) {
+        const auto& j = *static_cast<const RowJob*>(ctx);
+        const int64_t b = static_cast<int64_t>(i) * j.per_task;
+        const int64_t e = std::min(b + j.per_task, j.rows);
+        if (b < e) RunRows(j, b, e);
+      },
+      &job, static_cast<size_t>(tasks));
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace lrelu::prelu_impl

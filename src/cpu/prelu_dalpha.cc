@@ -1,0 +1,322 @@
+// ProductBins (cpu/prelu_dalpha.h). The terms of a contiguous run (bin
+// index and signed, shifted significand per element) are computed by a
+// Highway kernel compiled once per target (foreach_target.h re-includes this
+// file); adding them to the bins is a scalar loop, as no target has a
+// conflict-free scatter-add. Strided runs go through a scalar loop.
+#include "cpu/prelu_dalpha.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/prelu_dalpha.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "cpu/convert-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// x and dy of one step widened to float64 lanes, per storage dtype.
+struct LoadF32 {
+  using T = float;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+  }
+};
+template <bool kHalf>
+struct Load16 {
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
+    const hn::Rebind<float, D> df;
+    const auto bits = hn::LoadU(hn::Rebind<uint16_t, D>(), p);
+    return hn::PromoteTo(
+        d, kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits));
+  }
+};
+
+// Terms of elements i .. i + Lanes(d) - 1; ORs the field of inf/NaN
+// products into *special.
+template <class L, class D>
+HWY_INLINE void Step(D d, const typename L::T* x, const typename L::T* dy,
+                     uint64_t* value, uint64_t* index,
+                     hn::Vec<hn::RebindToUnsigned<D>>* special) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto xv = L::Load(d, x);
+  const auto product =
+      hn::IfThenElseZero(hn::Lt(xv, hn::Zero(d)), hn::Mul(xv, L::Load(d, dy)));
+  const auto bits = hn::BitCast(du, product);
+  const auto field = hn::And(hn::ShiftRight<52>(bits), hn::Set(du, 0x7ffu));
+  const auto m = hn::ShiftRight<5>(
+      hn::Or(hn::And(bits, hn::Set(du, 0x000fffffffffffffull)),
+             hn::Set(du, uint64_t{1} << 52)));
+  const auto shifted = hn::Shl(m, hn::And(field, hn::Set(du, 3u)));
+  const auto negative =
+      hn::BitCast(du, hn::ShiftRight<63>(hn::BitCast(di, bits)));
+  hn::StoreU(hn::Sub(hn::Xor(shifted, negative), negative), du, value);
+  // Slot 0: zero products (bin 0); slots 1..139: bins 181..319; slot 140:
+  // inf/NaN (bin 511). See the header.
+  hn::StoreU(hn::Sub(hn::Min(hn::Max(hn::ShiftRight<2>(field),
+                                     hn::Set(du, uint64_t{kSlotBase})),
+                             hn::Set(du, uint64_t{kSlotBase + kSlots - 1})),
+                     hn::Set(du, uint64_t{kSlotBase})),
+             du, index);
+  *special =
+      hn::Or(*special, hn::VecFromMask(du, hn::Eq(field, hn::Set(du, 0x7ffu))));
+}
+
+template <class L>
+bool Terms(const void* xp, const void* dyp, size_t n, uint64_t* value,
+           uint64_t* index) {
+  const auto* x = static_cast<const typename L::T*>(xp);
+  const auto* dy = static_cast<const typename L::T*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t lanes = hn::Lanes(d);
+  auto special = hn::Zero(du);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    Step<L>(d, x + i, dy + i, value + i, index + i, &special);
+  }
+  const hn::CappedTag<double, 1> d1;
+  auto special1 = hn::Zero(hn::RebindToUnsigned<decltype(d1)>());
+  for (; i < n; ++i) {
+    Step<L>(d1, x + i, dy + i, value + i, index + i, &special1);
+  }
+  return !hn::AllTrue(du, hn::Eq(special, hn::Zero(du))) ||
+         hn::GetLane(special1) != 0;
+}
+
+void FillTermsTable(TermsTable* table) {
+  table->terms[0] = &Terms<LoadF32>;
+  table->terms[1] = &Terms<Load16<true>>;
+  table->terms[2] = &Terms<Load16<false>>;
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lrelu::cpu {
+
+HWY_EXPORT(FillTermsTable);
+
+const TermsTable& TermsFor(int64_t target) {
+  constexpr size_t kTables = HWY_MAX_DYNAMIC_TARGETS + 2;
+  static TermsTable tables[kTables];
+  static std::once_flag filled[kTables];
+  const size_t index = DispatchIndex(target);
+  std::call_once(filled[index], [index] {
+    HWY_DISPATCH_TABLE(FillTermsTable)[index](&tables[index]);
+  });
+  return tables[index];
+}
+
+namespace {
+
+// Storage types for the strided scalar loop and the inf/NaN rescan:
+// float32, and the 16-bit formats as raw bits.
+inline float Bits32(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+struct F32 {
+  using T = float;
+  static float Widen(float v) { return v; }
+};
+struct BF16 {
+  using T = uint16_t;
+  static float Widen(uint16_t v) { return Bits32(uint32_t{v} << 16); }
+};
+// float16: the magnitude's bits moved into float32's fields and scaled by
+// 2^112 (exact, subnormals included, given no DAZ); inf and NaN keep an
+// all-ones exponent.
+struct F16 {
+  using T = uint16_t;
+  static float Widen(uint16_t v) {
+    const uint32_t magnitude = uint32_t{v & 0x7fffu} << 13;
+    const uint32_t sign = uint32_t{v & 0x8000u} << 16;
+    float f = Bits32(magnitude) * 0x1p112f;
+    if ((v & 0x7c00u) == 0x7c00u) f = Bits32(magnitude | 0x7f800000u);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return Bits32(b | sign);
+  }
+};
+
+// x * dy in float64 where x < 0, else +0 (exact); its bits.
+template <typename Format>
+inline uint64_t ProductBits(typename Format::T xv, typename Format::T dyv) {
+  const float x = Format::Widen(xv);
+  const double p =
+      static_cast<double>(x) * static_cast<double>(Format::Widen(dyv));
+  uint64_t bits;
+  std::memcpy(&bits, &p, 8);
+  return bits & (uint64_t{0} - static_cast<uint64_t>(x < 0.0f));
+}
+
+// Records the inf/NaN products of a run in `sum`.
+template <typename Format>
+void AddSpecials(const void* xv, int64_t xs, const void* dyv, int64_t dys,
+                 int64_t n, reference::ExactSum* sum) {
+  const auto* x = static_cast<const typename Format::T*>(xv);
+  const auto* dy = static_cast<const typename Format::T*>(dyv);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      double p;
+      std::memcpy(&p, &bits, 8);
+      sum->AddSpecial(p);
+    }
+  }
+}
+
+int FormatIndex(lrelu_dtype_t dtype) {
+  return dtype == LRELU_DTYPE_FLOAT16    ? 1
+         : dtype == LRELU_DTYPE_BFLOAT16 ? 2
+                                         : 0;
+}
+
+}  // namespace
+
+ProductBins::ProductBins(int64_t target) : terms_fn_(&TermsFor(target)) {
+  Clear();
+}
+
+void ProductBins::Clear() {
+  std::memset(bin_, 0, sizeof(bin_));
+  terms_ = 0;
+}
+
+template <typename Format>
+bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
+                             int64_t dys, int64_t n) {
+  const auto* x = static_cast<const typename Format::T*>(xv);
+  const auto* dy = static_cast<const typename Format::T*>(dyv);
+  uint64_t special = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
+    const auto field = static_cast<uint32_t>(bits >> 52) & 0x7ffu;
+    const uint64_t m =
+        ((bits & 0x000fffffffffffffull) | (uint64_t{1} << 52)) >> 5;
+    const uint64_t negative = uint64_t{0} - (bits >> 63);  // all ones or 0
+    const uint32_t slot = std::min(std::max(field >> 2, uint32_t{kSlotBase}),
+                                   uint32_t{kSlotBase + kSlots - 1}) -
+                          kSlotBase;
+    bin_[slot] += ((m << (field & 3)) ^ negative) - negative;
+    special |= static_cast<uint64_t>(field == 0x7ffu);
+  }
+  return special != 0;
+}
+
+void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
+                      const void* dy, int64_t dys, int64_t n,
+                      reference::BinnedSum* bins, reference::ExactSum* sum) {
+  const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  const int format = FormatIndex(dtype);
+  const auto* xb = static_cast<const char*>(x);
+  const auto* dyb = static_cast<const char*>(dy);
+  while (n > 0) {
+    if (terms_ == kMaxTerms) {
+      FlushInto(bins);
+      if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
+    }
+    const int64_t run = std::min({n, kMaxTerms - terms_, kBlock});
+    bool special;
+    if (xs == 1 && dys == 1) {
+      special = terms_fn_->terms[format](xb, dyb, static_cast<size_t>(run),
+                                         value_, index_);
+      for (int64_t i = 0; i < run; ++i) bin_[index_[i]] += value_[i];
+    } else {
+      special = format == 1   ? AddStrided<F16>(xb, xs, dyb, dys, run)
+                : format == 2 ? AddStrided<BF16>(xb, xs, dyb, dys, run)
+                              : AddStrided<F32>(xb, xs, dyb, dys, run);
+    }
+    if (special) {
+      if (format == 1) AddSpecials<F16>(xb, xs, dyb, dys, run, sum);
+      if (format == 2) AddSpecials<BF16>(xb, xs, dyb, dys, run, sum);
+      if (format == 0) AddSpecials<F32>(xb, xs, dyb, dys, run, sum);
+    }
+    terms_ += run;
+    xb += run * xs * elem;
+    dyb += run * dys * elem;
+    n -= run;
+  }
+}
+
+void ProductBins::FlushInto(reference::BinnedSum* bins) {
+  FlushSlots(bin_, bins);
+  terms_ = 0;
+}
+
+void FlushSlots(uint64_t* slots, reference::BinnedSum* bins) {
+  // Slot s holds multiples of 2^(4 (s + kSlotBase) - 1070); slots 0 (zero
+  // products) and kSlots - 1 (inf/NaN) are dropped.
+  for (int s = 1; s < kSlots - 1; ++s) {
+    if (slots[s] != 0) {
+      bins->AddScaled(static_cast<int64_t>(slots[s]),
+                      4 * (s + kSlotBase) - 1070);
+      slots[s] = 0;
+    }
+  }
+  slots[0] = slots[kSlots - 1] = 0;
+}
+
+ChannelBins::ChannelBins(int64_t target, int64_t channels)
+    : terms_fn_(&TermsFor(target)),
+      channels_(channels),
+      rows_(0),
+      slots_(static_cast<size_t>(channels * kSlots), 0) {}
+
+void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
+                         reference::BinnedSum* bins,
+                         reference::ExactSum* sums) {
+  if (rows_ == kMaxTerms) Flush(bins, sums);
+  const int format = FormatIndex(dtype);
+  const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  const auto* xb = static_cast<const char*>(x);
+  const auto* dyb = static_cast<const char*>(dy);
+  uint64_t* slots = slots_.data();
+  for (int64_t c0 = 0; c0 < channels_; c0 += kBlock) {
+    const int64_t n = std::min(kBlock, channels_ - c0);
+    const bool special =
+        terms_fn_->terms[format](xb + c0 * elem, dyb + c0 * elem,
+                                 static_cast<size_t>(n), value_, index_);
+    uint64_t* base = slots + c0 * kSlots;
+    for (int64_t i = 0; i < n; ++i) {
+      base[i * kSlots + static_cast<int64_t>(index_[i])] += value_[i];
+    }
+    if (special) {  // per channel: each element is its own channel's run
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t c = c0 + i;
+        const char* xp = xb + c * elem;
+        const char* dyp = dyb + c * elem;
+        if (format == 1) AddSpecials<F16>(xp, 1, dyp, 1, 1, &sums[c]);
+        if (format == 2) AddSpecials<BF16>(xp, 1, dyp, 1, 1, &sums[c]);
+        if (format == 0) AddSpecials<F32>(xp, 1, dyp, 1, 1, &sums[c]);
+      }
+    }
+  }
+  ++rows_;
+}
+
+void ChannelBins::Flush(reference::BinnedSum* bins, reference::ExactSum* sums) {
+  for (int64_t c = 0; c < channels_; ++c) {
+    FlushSlots(slots_.data() + c * kSlots, &bins[c]);
+    if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);
+  }
+  rows_ = 0;
+}
+
+}  // namespace lrelu::cpu
+#endif  // HWY_ONCE

@@ -15,6 +15,7 @@
 
 #include "api/backend.h"
 #include "api/error.h"
+#include "api/prelu_device.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/prelu_rows.h"
@@ -902,6 +903,10 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
   if ((s = CheckView(y, "y", &p->y)) != LRELU_STATUS_OK) return s;
   if ((s = CheckSameShape(p->x, "x", p->y, "y")) != LRELU_STATUS_OK) return s;
   if ((s = CheckAlpha(p.get())) != LRELU_STATUS_OK) return s;
+  // Device backends: api/prelu_device.cc.
+  if (PreluWantsDevice(options)) {
+    return PlanPreluOnDevice(x, alpha, y, options, plan);
+  }
   const char* target = nullptr;
   if ((s = TakeOptions(options, p.get(), &target)) != LRELU_STATUS_OK) return s;
   // x and y: LeakyReLU's checks (overlap, in place, strides).

@@ -25,7 +25,11 @@ set(lrelu_embedded
   kWgslVec4=${lrelu_wgsl_dir}/unary-vec4.wgsl.jinja
   kWgslMultiplyF32=${lrelu_wgsl_dir}/multiply-f32.wgsl
   kWgslHelpersF32=${lrelu_wgsl_dir}/helpers-f32.wgsl
-  kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl)
+  kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl
+  kCudaPreluKernels=${lrelu_src_dir}/cuda/prelu_kernels.cuh
+  kWgslPrelu=${lrelu_gpu_dir}/prelu.wgsl.jinja
+  kWgslPreluF32=${lrelu_gpu_dir}/prelu-f32.wgsl
+  kWgslPreluF16=${lrelu_gpu_dir}/prelu-f16.wgsl)
 set(lrelu_embedded_files)
 foreach(entry IN LISTS lrelu_embedded)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")

@@ -128,6 +128,9 @@ TEST_F(CudaPreluDeviceTest, LayoutsLargeAndStream) {
     c = Case(dtype, {2, 4, 5, 6}, {6});
     c.alpha_strides = {-1};
     EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, 13), "") << "reversed alpha";
+    c = Case(dtype, {4, 9}, {4, 1});
+    c.x_strides = {-9, 1};
+    EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, 15), "") << "reversed x";
     c = Case(dtype, {1, 16387, 64}, {64});
     c.stream = g_stream;
     EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, 21), "") << "NHWC stream";

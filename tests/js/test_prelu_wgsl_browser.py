@@ -92,6 +92,34 @@ true
 """
 
 
+# Defines window.preluModule(spec): kernel.prelu of the js/ package.
+MODULE_JS = r"""
+window.preluModule = async (spec) => {
+  const m = await import("/js/src/index.js");
+  if (!window.preluKernel) {
+    window.preluKernel = await m.getKernel("ai.onnx.LeakyRelu", { version: 1, workgroupSize: 64 });
+  }
+  const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
+  const tensor = (b64, shape) => spec.dtype === "float32"
+      ? { data: new Float32Array(bytes(b64)), shape }
+      : { data: new Uint16Array(bytes(b64)), shape, dtype: "float16" };
+  try {
+    const { y } = await window.preluKernel.prelu({ x: tensor(spec.x, spec.xShape),
+                                                   alpha: tensor(spec.alpha, spec.alphaShape) });
+    const out = new Uint8Array(y.data.buffer, y.data.byteOffset, y.data.byteLength);
+    let text = "";
+    for (let i = 0; i < out.length; i += 8192) {
+      text += String.fromCharCode.apply(null, out.subarray(i, i + 8192));
+    }
+    return { y: btoa(text) };
+  } catch (e) {
+    return { code: e.code || "", message: e.message };
+  }
+};
+true
+"""
+
+
 @pytest.fixture(scope="module")
 def page():
     if cdp.find_chromium() is None:
@@ -104,6 +132,7 @@ def page():
             if not p.evaluate("!!navigator.gpu"):
                 pytest.skip("no navigator.gpu in this Chromium")
             p.evaluate(RUNNER_JS)
+            p.evaluate(MODULE_JS)
             yield p
 
 
@@ -184,6 +213,37 @@ def test_subnormal_products_and_large(page, dtype):
     got = run(page, dtype, x, alpha, wp.walk((n // 64, 64), (64,)))
     base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full), "subnormal products")
     check_case(page, dtype, (1, 4096, 64), (64,), rng)
+
+
+def module_prelu(page, dtype, x, x_shape, alpha, alpha_shape):
+    spec = {"dtype": "float32" if dtype == base.FLOAT32 else "float16",
+            "x": base64.b64encode(x.tobytes()).decode(), "xShape": list(x_shape),
+            "alpha": base64.b64encode(alpha.tobytes()).decode(), "alphaShape": list(alpha_shape)}
+    return page.evaluate(f"preluModule({json.dumps(spec)})")
+
+
+@pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
+def test_js_package_prelu(page, dtype):
+    """kernel.prelu of the js/ package (the same template, rendered in JS)."""
+    rng = np.random.default_rng(11)
+    for x_shape, alpha_shape in wp.PATTERNS + [((3, 5, 7), (5, 1)), ((1, 2049, 64), (64,))]:
+        n = int(np.prod(x_shape))
+        x = base.random_bits(dtype, n, rng)
+        alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
+        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape)
+        assert "y" in result, result
+        got = np.frombuffer(base64.b64decode(result["y"]), dtype=x.dtype)
+        full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1)
+        base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full.copy()), f"js {x_shape}")
+
+
+def test_js_package_prelu_errors(page):
+    x = np.zeros(24, dtype=np.uint32)
+    bad = module_prelu(page, base.FLOAT32, x, (4, 6), np.zeros(4, dtype=np.uint32), (4,))
+    assert bad.get("code") == "SHAPE_MISMATCH" and "[4]" in bad["message"], bad
+    half = module_prelu(page, base.FLOAT16, np.zeros(6, dtype=np.uint16), (2, 3),
+                        np.zeros(3, dtype=np.uint16), (3,))
+    assert "y" in half, half
 
 
 def main():

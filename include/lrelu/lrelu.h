@@ -366,7 +366,8 @@ LRELU_API lrelu_status_t lrelu_kernel_source(
 /* (contract ai.onnx.PRelu v1, docs/prelu.md)                               */
 /* ------------------------------------------------------------------------ */
 
-/** Stage one of the PReLU forward pass (CPU backend only).
+/** Stage one of the PReLU forward pass (CPU, OpenCL and CUDA backends; on
+ * a device backend alpha must have x's dtype and x, y be dense: docs/prelu.md).
  * @param x input view.
  * @param alpha slopes: x's dtype, or float64 with a float32/float16/bfloat16
  *   x (each value then rounded to float32 once, as LeakyReLU's alpha).

@@ -5,7 +5,8 @@
 # the device tool carries along (`carry: [".gpu-bundle"]`, <= 64 MiB):
 #
 #   .gpu-bundle/bin/  cuda_test, cuda_bench (variant table), targets_test,
-#                     strided_test, contiguous_test, lrelu (CLI)
+#                     strided_test, contiguous_test, lrelu (CLI),
+#                     cuda_prelu_test (PReLU forward)
 #   .gpu-bundle/lib/  liblrelu.so.* and the shared libraries they need that a
 #                     stock Ubuntu may lack (libhwy, libpthreadpool, ...);
 #                     glibc and libstdc++ are the host's own (newer there)
@@ -36,6 +37,7 @@ BINARIES=(
   strided_test:tests/strided_test
   contiguous_test:tests/contiguous_test
   lrelu_cli:tools/lrelu
+  cuda_prelu_test:tests/gpu/cuda_prelu_test
 )
 if [ "$BUILD_IT" = 1 ]; then
   [ -f "$BUILD/CMakeCache.txt" ] || { echo "gpu-bundle: configure $BUILD first (cmake --preset ci)" >&2; exit 1; }

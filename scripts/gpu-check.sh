@@ -13,6 +13,8 @@
 #   cuda_library   cuda_test with LRELU_REQUIRE_CUDA=1: every dtype x pass x
 #                  variant, sizes 0..300 x heads, in place, subnormal alpha,
 #                  misaligned pointers refused, streams, 2^31+77 elements
+#   cuda_prelu     cuda_prelu_test with LRELU_REQUIRE_CUDA=1: PReLU forward,
+#                  every dtype x broadcast pattern, layouts, a stream
 #   cuda_contract  the contract's cases (contract/v1/test.json) on the CUDA
 #                  backend, every variant, in place and not (the CLI's
 #                  `lrelu test` has host memory only, which CUDA refuses)
@@ -169,6 +171,8 @@ echo; echo "=== CUDA backend"
 if [ "$NO_DEVICE" = 1 ]; then
   # The no-device path must be a clear status; the device tests are not run.
   gtest_step cuda_no_device 60 cuda_test --gtest_filter='CudaTest.*'
+  gtest_step cuda_prelu_no_device 60 cuda_prelu_test --gtest_filter='CudaPreluTest.*'
+  record cuda_prelu "NOT RUN" 0 "--no-device"
   record cuda_library "NOT RUN" 0 "--no-device"
   s0=$SECONDS
   run_bin 60 "$BIN/cuda_bench" --max-log2 20 --min-log2 20 > /dev/null; rc=$?
@@ -183,6 +187,7 @@ if [ "$NO_DEVICE" = 1 ]; then
 else
   export LRELU_REQUIRE_CUDA=1
   gtest_step cuda_library 200 cuda_test
+  gtest_step cuda_prelu 60 cuda_prelu_test
   # Python steps: exit 3 = NOT RUN (torch / cupy absent), reason printed.
   py_step() {
     local step="$1" t="$2"; shift 2

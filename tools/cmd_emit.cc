@@ -1,4 +1,4 @@
-// lrelu emit --target wgsl|opencl|cuda --dtype D --variant scalar|vec4
+// lrelu emit --target wgsl|opencl|cuda --dtype D --variant scalar|vec4|prelu
 //            [--workgroup-size N] [-o FILE]
 // Prints the kernel source lrelu_kernel_source renders (docs/gpu.md).
 #include <cstdio>
@@ -56,8 +56,10 @@ void RegisterEmitCommand(CLI::App& app) {
   command->add_option("--dtype", args->dtype,
                       "float32 (default), float16, bfloat16, float64 "
                       "(wgsl: float32, float16)");
-  command->add_option("--variant", args->variant, "vec4 (default) or scalar")
-      ->check(CLI::IsMember({"scalar", "vec4"}));
+  command
+      ->add_option("--variant", args->variant,
+                   "vec4 (default), scalar, or prelu (PReLU forward)")
+      ->check(CLI::IsMember({"scalar", "vec4", "prelu"}));
   command->add_option("--workgroup-size", args->workgroup_size,
                       "WGSL workgroup size (default 256, at most 256)");
   command

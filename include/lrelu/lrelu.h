@@ -349,7 +349,10 @@ LRELU_API const char* lrelu_backend_unavailable_reason(lrelu_backend_t backend);
  *   float32 and float16 only; entry points `forward` and `backward`),
  *   "opencl" (lrelu.cl, as the OpenCL backend builds it) or "cuda" (the
  *   device code plus an extern "C" entry point, ready for NVRTC).
- * @param variant "scalar" or "vec4".
+ * @param variant "scalar" or "vec4"; or "prelu": PReLU's forward kernel
+ *   (wgsl: template prelu, entry point `forward`, alpha a storage buffer;
+ *   opencl: lrelu.cl and prelu.cl, entry lrelu_prelu_<dtype>; cuda: entry
+ *   lrelu_prelu_<dtype>; docs/gpu.md).
  * @param workgroup_size WGSL workgroup size, 0 = 256; ignored otherwise.
  * @param buffer receives the text and a NUL; NULL to ask for the length.
  * @param buffer_size bytes at buffer; must exceed the length.
@@ -363,7 +366,8 @@ LRELU_API lrelu_status_t lrelu_kernel_source(
 /* (contract ai.onnx.PRelu v1, docs/prelu.md)                               */
 /* ------------------------------------------------------------------------ */
 
-/** Stage one of the PReLU forward pass (CPU backend only).
+/** Stage one of the PReLU forward pass (CPU, OpenCL and CUDA backends; on
+ * a device backend alpha must have x's dtype and x, y be dense: docs/prelu.md).
  * @param x input view.
  * @param alpha slopes: x's dtype, or float64 with a float32/float16/bfloat16
  *   x (each value then rounded to float32 once, as LeakyReLU's alpha).

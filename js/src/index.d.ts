@@ -117,6 +117,14 @@ export interface LeakyReluKernel {
    */
   backward(inputs: { dy: TensorInput; x: TensorInput } | { dy: TensorInput; y: TensorInput },
            attributes?: Attributes, options?: CallOptions): Promise<{ dx: Tensor; variant: Variant }>;
+  /**
+   * PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x,
+   * alpha a tensor of x's dtype that broadcasts to x by ONNX's
+   * unidirectional rule (per channel: shape [C, 1, 1] for NCHW, [C] for
+   * NHWC; [] or [1] is one slope). Bit-exact, as the contract's LeakyReLU
+   * per element. One dispatch: x must fit one storage binding of the device.
+   */
+  prelu(inputs: { x: TensorInput; alpha: TensorInput }): Promise<{ y: Tensor }>;
   /** The WGSL this kernel runs (the contract package's template, rendered). */
   source(dtype: DType, variant?: Variant): string;
   readonly info: KernelInfo;

@@ -13,6 +13,7 @@
 // subnormals or to ignore inf/NaN.
 import { KernelError, ERROR_CODES, fail } from "./errors.js";
 import { loadPackage, normaliseId } from "./package.js";
+import { runPrelu } from "./prelu.js";
 import { Runner } from "./runner.js";
 import { alphaBits, checkTensor, makeTensor } from "./tensor.js";
 
@@ -124,6 +125,20 @@ export async function getKernel(id, options = {}) {
     const variant = resolveVariant(callOptions.variant, variants, defaultVariant);
     const out = await runner.run("backward", dy.dtype, variant, dy.bytes, s.bytes, dy.count, alphaBits(alpha));
     return { dx: makeTensor(dy, out), variant };
+  };
+
+  /**
+   * PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x,
+   * alpha a tensor of x's dtype broadcast to x (ONNX unidirectional).
+   */
+  kernel.prelu = async function prelu(inputs) {
+    if (inputs === null || typeof inputs !== "object") {
+      fail("INVALID_OPTION", "kernel.prelu(inputs): pass { x, alpha }");
+    }
+    const x = checkTensor("x", inputs.x, dtypes);
+    const alpha = checkTensor("alpha", inputs.alpha, dtypes);
+    const out = await runner.serialise(() => runPrelu(runner, pkg, x, alpha));
+    return { y: makeTensor(x, out) };
   };
 
   /** The WGSL this kernel runs for a dtype and variant. */

@@ -17,6 +17,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONTRACT = os.path.join(ROOT, "contract")
 OUTPUT = os.path.join(ROOT, "js", "src", "bundled.js")
+PRELU_FILES = ["prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl"]
 
 
 def package_files(directory):
@@ -47,6 +48,15 @@ def render():
     for name, text in files.items():
       lines.append("    %s:\n      %s," % (json.dumps(name), json.dumps(text)))
     lines.append("  },")
+  lines.append("};")
+  # PReLU's forward template (liblrelu's variant "prelu"): not part of a
+  # contract package, so no digest; the package's own helpers are reused.
+  lines.append("// PReLU forward WGSL (src/gpu_common/), rendered with the helpers above.")
+  lines.append("export const PRELU_WGSL = {")
+  for name in PRELU_FILES:
+    with open(os.path.join(ROOT, "src", "gpu_common", name), "rb") as f:
+      text = f.read().decode("ascii")
+    lines.append("  %s:\n    %s," % (json.dumps(name), json.dumps(text)))
   lines.append("};")
   return "\n".join(lines) + "\n"
 

@@ -14,6 +14,7 @@
 #include "api/backend.h"
 #include "api/error.h"
 #include "api/prelu_dalpha.h"
+#include "api/prelu_device.h"
 #include "api/prelu_plan.h"
 #include "api/prelu_rows.h"
 #include "cpu/thread_pool.h"
@@ -141,6 +142,10 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
   if ((s = CheckView(y, "y", &p->y)) != LRELU_STATUS_OK) return s;
   if ((s = CheckSameShape(p->x, "x", p->y, "y")) != LRELU_STATUS_OK) return s;
   if ((s = CheckAlpha(p.get())) != LRELU_STATUS_OK) return s;
+  // Device backends: api/prelu_device.cc.
+  if (PreluWantsDevice(options)) {
+    return PlanPreluOnDevice(x, alpha, y, options, plan);
+  }
   const char* target = nullptr;
   if ((s = TakeOptions(options, p.get(), &target)) != LRELU_STATUS_OK) return s;
   // x and y: LeakyReLU's checks (overlap, in place, strides).

@@ -4,6 +4,7 @@
 namespace lrelu {
 
 const Backend* CudaBackend() { return nullptr; }
+const Backend* CudaPreluBackend() { return nullptr; }
 
 namespace gpu {
 

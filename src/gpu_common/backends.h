@@ -15,6 +15,10 @@ namespace lrelu {
 const Backend* CudaBackend();
 const Backend* OpenClBackend();
 
+// PReLU forward on each (api/prelu_device.h); nullptr when not built.
+const Backend* CudaPreluBackend();
+const Backend* OpenClPreluBackend();
+
 namespace gpu {
 
 // Devices the backend sees now; 0 with the reason in *why (the driver's own

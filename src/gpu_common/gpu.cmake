@@ -19,12 +19,17 @@ set(lrelu_src_dir ${lrelu_gpu_dir}/..)
 set(lrelu_wgsl_dir ${PROJECT_SOURCE_DIR}/contract/v1)
 set(lrelu_embedded
   kOpenClSource=${lrelu_src_dir}/opencl/lrelu.cl
+  kOpenClPreluSource=${lrelu_src_dir}/opencl/prelu.cl
   kCudaKernels=${lrelu_src_dir}/cuda/kernels.cuh
   kWgslScalar=${lrelu_wgsl_dir}/unary-scalar.wgsl.jinja
   kWgslVec4=${lrelu_wgsl_dir}/unary-vec4.wgsl.jinja
   kWgslMultiplyF32=${lrelu_wgsl_dir}/multiply-f32.wgsl
   kWgslHelpersF32=${lrelu_wgsl_dir}/helpers-f32.wgsl
-  kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl)
+  kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl
+  kCudaPreluKernels=${lrelu_src_dir}/cuda/prelu_kernels.cuh
+  kWgslPrelu=${lrelu_gpu_dir}/prelu.wgsl.jinja
+  kWgslPreluF32=${lrelu_gpu_dir}/prelu-f32.wgsl
+  kWgslPreluF16=${lrelu_gpu_dir}/prelu-f16.wgsl)
 set(lrelu_embedded_files)
 foreach(entry IN LISTS lrelu_embedded)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")
@@ -71,7 +76,7 @@ endif()
 if(LRELU_HAS_OPENCL)
   add_library(lrelu_opencl_objects OBJECT
     ${lrelu_src_dir}/opencl/backend.cc ${lrelu_src_dir}/opencl/runtime.cc
-    ${lrelu_src_dir}/opencl/loader.cc)
+    ${lrelu_src_dir}/opencl/loader.cc ${lrelu_src_dir}/opencl/prelu.cc)
   lrelu_backend_objects(lrelu_opencl_objects)
   target_include_directories(lrelu_opencl_objects PRIVATE ${OpenCL_INCLUDE_DIRS})
   # libOpenCL.so.1 is opened at run time (opencl/loader.cc), only when a
@@ -105,7 +110,8 @@ endif()
 set(LRELU_HAS_CUDA ${LRELU_HAS_CUDA} PARENT_SCOPE)
 set(LRELU_HAS_OPENCL ${LRELU_HAS_OPENCL} PARENT_SCOPE)
 if(LRELU_HAS_CUDA)
-  add_library(lrelu_cuda_objects OBJECT ${lrelu_src_dir}/cuda/backend.cu)
+  add_library(lrelu_cuda_objects OBJECT ${lrelu_src_dir}/cuda/backend.cu
+    ${lrelu_src_dir}/cuda/prelu.cu)
   lrelu_backend_objects(lrelu_cuda_objects)
   set_target_properties(lrelu_cuda_objects PROPERTIES CUDA_STANDARD 17
     CUDA_STANDARD_REQUIRED ON)

@@ -18,6 +18,12 @@ extern const char kWgslVec4[];         // unary-vec4.wgsl.jinja
 extern const char kWgslMultiplyF32[];  // multiply-f32.wgsl
 extern const char kWgslHelpersF32[];   // helpers-f32.wgsl
 extern const char kWgslHelpersF16[];   // helpers-f16.wgsl
+// PReLU forward (variant "prelu"): next to the LeakyReLU sources.
+extern const char kOpenClPreluSource[];  // src/opencl/prelu.cl
+extern const char kCudaPreluKernels[];   // src/cuda/prelu_kernels.cuh
+extern const char kWgslPrelu[];          // src/gpu_common/prelu.wgsl.jinja
+extern const char kWgslPreluF32[];       // src/gpu_common/prelu-f32.wgsl
+extern const char kWgslPreluF16[];       // src/gpu_common/prelu-f16.wgsl
 
 namespace {
 
@@ -33,8 +39,8 @@ void ReplaceAll(std::string* text, const std::string& key,
   }
 }
 
-lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
-                          std::string* source) {
+lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, bool prelu,
+                          uint32_t workgroup, std::string* source) {
   if (dtype != LRELU_DTYPE_FLOAT32 && dtype != LRELU_DTYPE_FLOAT16) {
     return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
                 "target wgsl renders float32 and float16 only, not %s",
@@ -50,11 +56,14 @@ lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, uint32_t workgroup,
   // Storage words of raw bits: f32 one element per u32, f16 two.
   const char* word = vec4 ? (f16 ? "vec2<u32>" : "vec4<u32>") : "u32";
   const char* lanes = vec4 ? "4" : (f16 ? "2" : "1");
-  *source = vec4 ? kWgslVec4 : kWgslScalar;
-  // HELPERS: the dtype's helper files, concatenated in metadata order.
-  ReplaceAll(source, "{{HELPERS}}",
-             std::string(kWgslMultiplyF32) + "\n" +
-                 (f16 ? kWgslHelpersF16 : kWgslHelpersF32));
+  *source = prelu ? kWgslPrelu : vec4 ? kWgslVec4 : kWgslScalar;
+  // HELPERS: the dtype's helper files, concatenated in metadata order
+  // (PReLU: then its own per-dtype word function).
+  std::string helpers = std::string(kWgslMultiplyF32) + "\n" +
+                        (f16 ? kWgslHelpersF16 : kWgslHelpersF32);
+  if (prelu)
+    helpers += std::string("\n") + (f16 ? kWgslPreluF16 : kWgslPreluF32);
+  ReplaceAll(source, "{{HELPERS}}", helpers);
   ReplaceAll(source, "{{WORD}}", word);
   ReplaceAll(source, "{{LANES}}", lanes);
   ReplaceAll(source, "{{DTYPE}}", lrelu_dtype_name(dtype));
@@ -69,6 +78,34 @@ std::string RenderOpenCl(const char* tag, const char* variant) {
   source += std::string(tag) + "_" + variant +
             "(v, v_offset, s, s_offset, out, out_offset, n, alpha)\n";
   return source + kOpenClSource;
+}
+
+// PReLU: lrelu.cl then prelu.cl (one program, as the backend builds it).
+std::string RenderOpenClPrelu(const char* tag) {
+  return std::string("// Entry point: lrelu_prelu_") + tag +
+         "(x, y, n, first, alpha, alpha_base, rank, dims)\n" + kOpenClSource +
+         kOpenClPreluSource;
+}
+
+// PReLU: kernels.cuh, prelu_kernels.cuh and one extern "C" entry point.
+std::string RenderCudaPrelu(lrelu_dtype_t dtype, const char* tag) {
+  const char* bits = dtype == LRELU_DTYPE_FLOAT32   ? "unsigned int"
+                     : dtype == LRELU_DTYPE_FLOAT64 ? "unsigned long long"
+                                                    : "unsigned short";
+  const char* type = dtype == LRELU_DTYPE_FLOAT32   ? "F32"
+                     : dtype == LRELU_DTYPE_FLOAT16 ? "F16"
+                     : dtype == LRELU_DTYPE_FLOAT64 ? "F64"
+                                                    : "BF16";
+  std::string source = std::string(kCudaKernels) + "\n" + kCudaPreluKernels;
+  source +=
+      "\n// Entry point. Exact under any compiler flags. x and y dense runs\n"
+      "// of n elements, alpha element-aligned; dims as prelu_kernels.cuh.\n";
+  source += std::string("extern \"C\" __global__ void lrelu_prelu_") + tag +
+            "(const " + bits + "* x, " + bits + "* y, long long n, const " +
+            bits + "* alpha, lrelu_cuda::PreluDims dims) {\n" +
+            "  lrelu_cuda::Prelu<lrelu_cuda::" + type +
+            ">(x, y, n, alpha, dims);\n}\n";
+  return source;
 }
 
 // kernels.cuh plus one extern "C" entry point, ready for NVRTC or nvcc
@@ -127,21 +164,24 @@ lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
                 static_cast<int>(dtype));
   }
   if (variant == nullptr || (std::strcmp(variant, "scalar") != 0 &&
-                             std::strcmp(variant, "vec4") != 0)) {
+                             std::strcmp(variant, "vec4") != 0 &&
+                             std::strcmp(variant, "prelu") != 0)) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "variant '%s': use scalar or vec4",
+                "variant '%s': use scalar, vec4 or prelu",
                 variant == nullptr ? "(null)" : variant);
   }
   const bool vec4 = std::strcmp(variant, "vec4") == 0;
+  const bool prelu = std::strcmp(variant, "prelu") == 0;
   if (target != nullptr && std::strcmp(target, "wgsl") == 0) {
-    return RenderWgsl(dtype, vec4, workgroup_size, source);
+    return RenderWgsl(dtype, vec4, prelu, workgroup_size, source);
   }
   if (target != nullptr && std::strcmp(target, "opencl") == 0) {
-    *source = RenderOpenCl(tag, variant);
+    *source = prelu ? RenderOpenClPrelu(tag) : RenderOpenCl(tag, variant);
     return LRELU_STATUS_OK;
   }
   if (target != nullptr && std::strcmp(target, "cuda") == 0) {
-    *source = RenderCuda(dtype, tag, vec4);
+    *source =
+        prelu ? RenderCudaPrelu(dtype, tag) : RenderCuda(dtype, tag, vec4);
     return LRELU_STATUS_OK;
   }
   return Fail(LRELU_STATUS_INVALID_ARGUMENT,

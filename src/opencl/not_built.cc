@@ -4,6 +4,7 @@
 namespace lrelu {
 
 const Backend* OpenClBackend() { return nullptr; }
+const Backend* OpenClPreluBackend() { return nullptr; }
 
 namespace gpu {
 

@@ -10,6 +10,7 @@
 
 namespace lrelu::gpu {
 extern const char kOpenClSource[];
+extern const char kOpenClPreluSource[];  // prelu.cl, built after lrelu.cl
 }  // namespace lrelu::gpu
 
 namespace lrelu::opencl {
@@ -132,9 +133,9 @@ void Build(DeviceState* state) {
     state->error = "clCreateCommandQueue: " + ErrorName(err);
     return;
   }
-  const char* source = gpu::kOpenClSource;
+  const char* sources[] = {gpu::kOpenClSource, gpu::kOpenClPreluSource};
   s.program =
-      Cl().clCreateProgramWithSource(s.context, 1, &source, nullptr, &err);
+      Cl().clCreateProgramWithSource(s.context, 2, sources, nullptr, &err);
   if (err == CL_SUCCESS) {
     // No -cl-fast-relaxed-math, -cl-mad-enable or -cl-denorms-are-zero: the
     // contract wants one correctly rounded multiply with denormals kept.
@@ -152,7 +153,8 @@ void Build(DeviceState* state) {
                                  log.data(), nullptr);
     }
     state->status = LRELU_STATUS_INTERNAL;
-    state->error = "building lrelu.cl failed: " + ErrorName(err) + ": " + log;
+    state->error =
+        "building lrelu.cl and prelu.cl failed: " + ErrorName(err) + ": " + log;
     return;
   }
   state->status = LRELU_STATUS_OK;

@@ -32,6 +32,22 @@ def test_wgsl(lrelu_path, dtype, variant):
     assert "@workgroup_size(64)" in result.stdout
 
 
+@pytest.mark.parametrize("target", ["opencl", "cuda", "wgsl"])
+@pytest.mark.parametrize("dtype", list(SHORT))
+def test_prelu(lrelu_path, target, dtype):
+    """--variant prelu: PReLU's forward kernel (wgsl: float32, float16)."""
+    result = run(lrelu_path, "emit", "--target", target, "--dtype", dtype,
+                 "--variant", "prelu")
+    if target == "wgsl" and dtype in ("bfloat16", "float64"):
+        assert result.returncode != 0 and "float32 and float16" in result.stderr
+        return
+    assert result.returncode == 0 and result.stderr == ""
+    if target == "wgsl":
+        assert "fn forward(" in result.stdout and "fn prelu_word(" in result.stdout
+    else:
+        assert f"lrelu_prelu_{SHORT[dtype]}(" in result.stdout
+
+
 def test_defaults_and_output_file(lrelu_path, tmp_path):
     stdout = run(lrelu_path, "emit", "--target", "opencl").stdout
     assert "lrelu_f32_vec4(" in stdout  # float32, vec4

@@ -76,6 +76,40 @@ TEST(KernelSourceTest, OpenClAndCudaNameTheirEntryPoint) {
   }
 }
 
+// Variant "prelu": PReLU's forward kernel for each target.
+TEST(KernelSourceTest, PreluForEveryTarget) {
+  for (lrelu_dtype_t d : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16}) {
+    const std::string text =
+        kernel_source("wgsl", static_cast<DType>(d), "prelu", 64);
+    EXPECT_EQ(text.find("{{"), std::string::npos) << text;
+    EXPECT_NE(text.find("@workgroup_size(64)"), std::string::npos);
+    EXPECT_NE(text.find("fn forward("), std::string::npos);
+    EXPECT_EQ(text.find("fn backward("), std::string::npos);
+    EXPECT_NE(text.find("fn prelu_word("), std::string::npos);
+    EXPECT_NE(text.find("var<storage, read> alpha"), std::string::npos);
+  }
+  for (lrelu_dtype_t d : AllDTypes()) {
+    const std::string entry = std::string("lrelu_prelu_") + Tag(d);
+    const std::string cl =
+        kernel_source("opencl", static_cast<DType>(d), "prelu");
+    EXPECT_NE(cl.find("kernel void " + entry + "("), std::string::npos)
+        << entry;
+    EXPECT_NE(cl.find("inline uint lrelu_f32("),
+              std::string::npos);  // lrelu.cl
+    const std::string cu =
+        kernel_source("cuda", static_cast<DType>(d), "prelu");
+    EXPECT_NE(cu.find("extern \"C\" __global__ void " + entry + "("),
+              std::string::npos)
+        << cu;
+    EXPECT_NE(cu.find("__umul64hi"), std::string::npos);  // no division
+    EXPECT_EQ(cu.find("\n#include"), std::string::npos);
+  }
+  size_t length = 0;
+  EXPECT_EQ(lrelu_kernel_source("wgsl", LRELU_DTYPE_BFLOAT16, "prelu", 0,
+                                nullptr, 0, &length),
+            LRELU_STATUS_UNSUPPORTED_DTYPE);
+}
+
 TEST(KernelSourceTest, Errors) {
   size_t length = 0;
   EXPECT_EQ(lrelu_kernel_source("wgsl", LRELU_DTYPE_FLOAT64, "scalar", 0,

@@ -12,6 +12,8 @@ export async function example(xData: Float32Array, bits: Uint16Array): Promise<n
                                        { alpha: 0.01 });
   const pinned = await getKernel("ai.onnx.LeakyRelu", { sha256: kernel.info.manifestSha256, variant: "auto" });
   const wgsl: string = pinned.source("float16", "unary-vec4");
+  const { y: py } = await kernel.prelu({ x: { data: xData, shape: [1, 5] },
+                                         alpha: { data: new Float32Array([0.25]), shape: [1] } });
   const t: Tensor = dx;
   try {
     await getKernel("ai.onnx.LeakyRelu", { revision: "0".repeat(40), baseUrl: "https://example.invalid/{revision}/" });
@@ -22,5 +24,5 @@ export async function example(xData: Float32Array, bits: Uint16Array): Promise<n
     }
   }
   kernel.destroy();
-  return y.data.length + half.y.shape.length + wgsl.length + t.shape.length + (kernel.info.adapter ? 1 : 0);
+  return y.data.length + py.data.length + half.y.shape.length + wgsl.length + t.shape.length + (kernel.info.adapter ? 1 : 0);
 }

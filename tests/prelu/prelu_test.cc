@@ -457,11 +457,12 @@ TEST(Prelu, Validation) {
   lrelu_tensor_t da_in_dx = {ys, LRELU_DTYPE_FLOAT32, 2, good, nullptr};
   EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a, &y, &da_in_dx, nullptr),
             LRELU_STATUS_OVERLAP);
-  // A device backend is refused with a clear status.
+  // A device backend is refused for the gradient with a clear status (the
+  // forward runs there: tests/gpu/opencl_prelu_test.cc).
   lrelu_options_t o;
   lrelu_options_init(&o);
   o.backend = LRELU_BACKEND_OPENCL;
-  const lrelu_status_t s = lrelu_prelu(&x, &a, &y, &o);
+  const lrelu_status_t s = lrelu_prelu_backward(&x, &x, &a, &y, nullptr, &o);
   EXPECT_EQ(s, LRELU_STATUS_BACKEND_UNAVAILABLE) << lrelu_last_error();
 }
 

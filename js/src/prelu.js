@@ -1,0 +1,149 @@
+// PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x with
+// alpha a tensor of x's dtype that broadcasts to x (ONNX's unidirectional
+// rule: per channel [C,1,1] for NCHW, [C] for NHWC). The WGSL is liblrelu's
+// variant "prelu" (src/gpu_common/prelu.wgsl.jinja), rendered with the
+// contract package's verified helpers, so every element follows LeakyReLU's
+// exact rule with its own alpha.
+import { PRELU_WGSL } from "./bundled.js";
+import { fail } from "./errors.js";
+
+const USAGE = globalThis.GPUBufferUsage ||
+    { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 };
+const MAP_READ = globalThis.GPUMapMode ? globalThis.GPUMapMode.READ : 0x1;
+const MAX_DIMS = 8;
+
+/**
+ * The memory-order walk of a C-contiguous x over a C-contiguous alpha:
+ * [extent, alpha stride] pairs, outermost first, neighbours merged where
+ * alpha steps over the inner one exactly (as liblrelu does).
+ */
+export function preluWalk(xShape, alphaShape) {
+  const ok = alphaShape.length <= xShape.length && alphaShape.every(
+      (e, j) => e === 1 || e === xShape[xShape.length - alphaShape.length + j]);
+  if (!ok) {
+    fail("SHAPE_MISMATCH", `alpha has shape [${alphaShape}], which does not broadcast to x's ` +
+         `shape [${xShape}] (ONNX unidirectional broadcasting: alpha's shape, aligned to the right ` +
+         "of x's, has each extent equal to x's or 1; per channel is [C,1,1] for NCHW, [C] for NHWC)");
+  }
+  const strides = new Array(alphaShape.length).fill(0);
+  for (let j = alphaShape.length - 1, c = 1; j >= 0; --j) {
+    strides[j] = alphaShape[j] > 1 ? c : 0;
+    c *= alphaShape[j];
+  }
+  const aligned = new Array(xShape.length - alphaShape.length).fill(0).concat(strides);
+  const dims = [];
+  xShape.forEach((extent, i) => {
+    if (extent === 1) return;
+    const last = dims[dims.length - 1];
+    if (last && last[1] === aligned[i] * extent) {
+      last[0] *= extent;
+      last[1] = aligned[i];
+    } else {
+      dims.push([extent, aligned[i]]);
+    }
+  });
+  if (dims.length === 0) dims.push([1, 0]);
+  if (dims.length > MAX_DIMS) {
+    fail("SHAPE_MISMATCH", `alpha's broadcast pattern needs ${dims.length} dimensions after ` +
+         `merging neighbours, more than ${MAX_DIMS}`);
+  }
+  return dims;
+}
+
+/** The WGSL for a dtype (float32, float16) and workgroup size. */
+export function renderPrelu(pkg, dtype, workgroupSize) {
+  const helpers = pkg.metadata.webgpu.helpers[dtype];
+  if (helpers === undefined) {
+    fail("UNSUPPORTED_DTYPE", `PReLU's WGSL renders float32 and float16, not ${dtype}`);
+  }
+  const own = PRELU_WGSL[dtype === "float32" ? "prelu-f32.wgsl" : "prelu-f16.wgsl"];
+  const replace = (text, key, value) => text.split(key).join(value);
+  let source = PRELU_WGSL["prelu.wgsl.jinja"];
+  source = replace(source, "{{HELPERS}}", helpers.map((name) => pkg.files[name]).join("\n") + "\n" + own);
+  source = replace(source, "{{WORD}}", "u32");
+  source = replace(source, "{{LANES}}", dtype === "float32" ? "1" : "2");
+  source = replace(source, "{{DTYPE}}", dtype);
+  return replace(source, "{{WORKGROUP_SIZE}}", String(workgroupSize));
+}
+
+/**
+ * Runs PReLU on the runner's device: x and alpha checked tensors (alpha of
+ * x's dtype). Returns a new ArrayBuffer with y's bytes.
+ */
+export async function runPrelu(runner, pkg, x, alpha) {
+  if (alpha.dtype !== x.dtype) {
+    fail("UNSUPPORTED_DTYPE", `alpha is ${alpha.dtype} but x is ${x.dtype}: alpha must have x's dtype`);
+  }
+  const dims = preluWalk(x.shape, alpha.shape);
+  const elementBytes = x.dtype === "float32" ? 4 : 2;
+  const result = new ArrayBuffer(x.count * elementBytes);
+  if (x.count === 0) return result;
+  const { device } = runner;
+  const lanes = x.dtype === "float32" ? 1 : 2;
+  const words = Math.ceil(x.count / lanes);
+  const xBytes = words * 4;
+  const aBytes = Math.max(4, Math.ceil(alpha.count * elementBytes / 4) * 4);
+  const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
+  if (xBytes > limit || aBytes > limit || x.count >= 2 ** 32) {
+    fail("SHAPE_MISMATCH", `x or alpha is larger than this device binds at once (${limit} bytes); ` +
+         "PReLU does not split a call into chunks");
+  }
+  const key = `prelu/${x.dtype}`;
+  if (!runner.pipelines.has(key)) {
+    runner.pipelines.set(key, (async () => {
+      const module = device.createShaderModule({ code: renderPrelu(pkg, x.dtype, runner.workgroupSize),
+                                                 label: `lrelu prelu ${x.dtype}` });
+      const info = module.getCompilationInfo ? await module.getCompilationInfo() : { messages: [] };
+      const errors = info.messages.filter((m) => m.type === "error");
+      if (errors.length > 0) {
+        fail("SHADER_FAILED", `the prelu ${x.dtype} WGSL does not compile on this device: ` +
+             errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; "));
+      }
+      return device.createComputePipelineAsync({ layout: "auto", compute: { module, entryPoint: "forward" } });
+    })());
+  }
+  const pipeline = await runner.pipelines.get(key);
+  const padded = (bytes, size) => {
+    const out = new Uint8Array(size);
+    out.set(bytes);
+    return out;
+  };
+  const storage = USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC;
+  const bx = device.createBuffer({ size: xBytes, usage: storage });
+  const ba = device.createBuffer({ size: aBytes, usage: storage });
+  const by = device.createBuffer({ size: xBytes, usage: storage });
+  const bp = device.createBuffer({ size: 16 + 16 * MAX_DIMS, usage: USAGE.UNIFORM | USAGE.COPY_DST });
+  const staging = device.createBuffer({ size: xBytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
+  try {
+    device.queue.writeBuffer(bx, 0, padded(x.bytes, xBytes));
+    device.queue.writeBuffer(ba, 0, padded(alpha.bytes, aBytes));
+    const params = new Uint32Array(4 + 4 * MAX_DIMS);
+    params[0] = x.count;
+    params[1] = dims.length;
+    dims.forEach(([extent, stride], d) => {
+      params[4 + 4 * d] = extent;
+      params[5 + 4 * d] = stride;
+    });
+    device.queue.writeBuffer(bp, 0, params);
+    const group = device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [bx, ba, by, bp].map((buffer, binding) => ({ binding, resource: { buffer } })),
+    });
+    const groups = Math.ceil(words / runner.workgroupSize);
+    const gx = Math.min(groups, runner.maxGroups);
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(gx, Math.ceil(groups / gx), 1);
+    pass.end();
+    encoder.copyBufferToBuffer(by, 0, staging, 0, xBytes);
+    device.queue.submit([encoder.finish()]);
+    await staging.mapAsync(MAP_READ, 0, xBytes);
+    new Uint8Array(result).set(new Uint8Array(staging.getMappedRange(0, xBytes), 0, x.count * elementBytes));
+    staging.unmap();
+  } finally {
+    for (const b of [bx, ba, by, bp, staging]) b.destroy();
+  }
+  return result;
+}

@@ -1,0 +1,199 @@
+// PReLU forward on the OpenCL backend (PoCL here and in CI) against the
+// oracle: every dtype x broadcast pattern, random bits full of specials in
+// x and alpha, permuted and reversed dense layouts of x, strided and
+// reversed alpha, in place, a large per-channel tensor, and the refusals.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu/prelu_device_cases.h"
+#include "lrelu/lrelu.h"
+#include "support/test_data.h"
+
+namespace lrelu {
+namespace {
+
+using testing::AllDTypes;
+using testing::Memory;
+using testing::PreluCase;
+using testing::PreluPatterns;
+using testing::RunPreluDeviceCase;
+
+const Memory kHostMemory = {
+    [](size_t bytes) { return std::malloc(bytes); },
+    [](void* p) { std::free(p); },
+    [](void* dst, const void* src, size_t bytes) {
+      std::memcpy(dst, src, bytes);
+    },
+    [](void* dst, const void* src, size_t bytes) {
+      std::memcpy(dst, src, bytes);
+    },
+    [] {},
+};
+
+class OpenClPreluTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!lrelu_backend_available(LRELU_BACKEND_OPENCL)) {
+      GTEST_SKIP() << "no OpenCL device: "
+                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_OPENCL);
+    }
+  }
+  static std::vector<lrelu_dtype_t> DTypes() {
+    std::vector<lrelu_dtype_t> dtypes;
+    for (lrelu_dtype_t d : AllDTypes()) {
+      if (d != LRELU_DTYPE_FLOAT64 || HasFloat64()) dtypes.push_back(d);
+    }
+    return dtypes;
+  }
+  static bool HasFloat64() {
+    double x = 1, y = 0;
+    const int64_t shape[1] = {1};
+    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
+    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
+    lrelu_options_t o;
+    lrelu_options_init(&o);
+    o.backend = LRELU_BACKEND_OPENCL;
+    return lrelu_leaky_relu(&tx, 0.5, &ty, &o) == LRELU_STATUS_OK;
+  }
+  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
+                        std::vector<int64_t> alpha_shape) {
+    PreluCase c;
+    c.backend = LRELU_BACKEND_OPENCL;
+    c.dtype = dtype;
+    c.x_shape = std::move(x_shape);
+    c.alpha_shape = std::move(alpha_shape);
+    return c;
+  }
+  // Status of a forward call on the OpenCL backend with the last error.
+  static lrelu_status_t Call(const lrelu_tensor_t& x, const lrelu_tensor_t& a,
+                             const lrelu_tensor_t& y,
+                             const char* variant = nullptr) {
+    lrelu_options_t o;
+    lrelu_options_init(&o);
+    o.backend = LRELU_BACKEND_OPENCL;
+    o.variant = variant;
+    return lrelu_prelu(&x, &a, &y, &o);
+  }
+};
+
+TEST_F(OpenClPreluTest, EveryDTypeAndPattern) {
+  unsigned seed = 1;
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const auto& pattern : PreluPatterns()) {
+      for (bool in_place : {false, true}) {
+        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
+        c.in_place = in_place;
+        std::string variant;
+        EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, ++seed, &variant), "")
+            << lrelu_dtype_name(dtype) << " " << pattern.name
+            << (in_place ? " in place" : "");
+        int64_t n = 1;
+        for (int64_t d : pattern.x_shape) n *= d;
+        EXPECT_EQ(variant, n == 0 ? "empty" : "scalar") << pattern.name;
+      }
+    }
+  }
+}
+
+TEST_F(OpenClPreluTest, LayoutsOfXAndAlpha) {
+  for (lrelu_dtype_t dtype : DTypes()) {
+    // x NCHW-shaped but stored NHWC (a permuted dense run), alpha [C,1,1].
+    PreluCase c = Case(dtype, {2, 3, 4, 5}, {3, 1, 1});
+    c.x_strides = {60, 1, 15, 3};
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 11), "") << "permuted x";
+    // alpha per channel, strided (every third element) and reversed.
+    c = Case(dtype, {2, 4, 5, 6}, {6});
+    c.alpha_strides = {3};
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 12), "") << "strided alpha";
+    c.alpha_strides = {-1};
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 13), "") << "reversed alpha";
+    // alpha as large as x, transposed.
+    c = Case(dtype, {6, 7}, {6, 7});
+    c.alpha_strides = {1, 6};
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 14), "") << "alpha.T";
+    // x walked backwards along one axis (dense in memory, negative stride).
+    c = Case(dtype, {4, 9}, {4, 1});
+    c.x_strides = {-9, 1};
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 15), "") << "reversed x";
+  }
+}
+
+TEST_F(OpenClPreluTest, LargePerChannel) {
+  for (lrelu_dtype_t dtype : DTypes()) {
+    // 2^20 + 3 * 64 elements: NHWC 64 channels and NCHW 512 channels.
+    PreluCase c = Case(dtype, {1, 16387, 64}, {64});
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 21), "") << "NHWC";
+    c = Case(dtype, {1, 512, 2049}, {512, 1});
+    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 22), "") << "NCHW";
+  }
+}
+
+TEST_F(OpenClPreluTest, Refusals) {
+  float x[24] = {}, y[24] = {}, alpha[4] = {0.5f, 0.25f, 0.125f, 2.0f};
+  double alpha64[3] = {0.5, 0.25, 0.125};
+  const int64_t shape[2] = {4, 6}, cshape[2] = {4, 1}, bad[1] = {4};
+  const int64_t strided[2] = {6, 2}, small[2] = {4, 3};
+  lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 2, cshape, nullptr};
+  ASSERT_EQ(Call(tx, ta, ty), LRELU_STATUS_OK) << lrelu_last_error();
+  // Not broadcastable.
+  lrelu_tensor_t tb = {alpha, LRELU_DTYPE_FLOAT32, 1, bad, nullptr};
+  EXPECT_EQ(Call(tx, tb, ty), LRELU_STATUS_SHAPE_MISMATCH);
+  // float64 alpha with a float32 x: the cpu backend only.
+  lrelu_tensor_t t64 = {alpha64, LRELU_DTYPE_FLOAT64, 2, cshape, nullptr};
+  EXPECT_EQ(Call(tx, t64, ty), LRELU_STATUS_UNSUPPORTED_DTYPE);
+  EXPECT_NE(std::string(lrelu_last_error()).find("x's dtype"),
+            std::string::npos)
+      << lrelu_last_error();
+  // Strided x and y: dense views only, as LeakyReLU.
+  lrelu_tensor_t sx = {x, LRELU_DTYPE_FLOAT32, 2, small, strided};
+  lrelu_tensor_t sy = {y, LRELU_DTYPE_FLOAT32, 2, small, strided};
+  EXPECT_EQ(Call(sx, ta, sy), LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_NE(std::string(lrelu_last_error()).find("dense"), std::string::npos);
+  // y overlapping alpha.
+  lrelu_tensor_t overlap = {y, LRELU_DTYPE_FLOAT32, 2, cshape, nullptr};
+  EXPECT_EQ(Call(tx, overlap, ty), LRELU_STATUS_OVERLAP);
+  // vec4 is LeakyReLU's; PReLU has the scalar kernel.
+  EXPECT_EQ(Call(tx, ta, ty, "vec4"), LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_EQ(Call(tx, ta, ty, "scalar"), LRELU_STATUS_OK);
+  // options.stream must be NULL (LeakyReLU's check).
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = LRELU_BACKEND_OPENCL;
+  o.stream = &o;
+  EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+  // The gradient is still the cpu backend's.
+  o.stream = nullptr;
+  float dx[24];
+  lrelu_tensor_t tdx = {dx, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  EXPECT_EQ(lrelu_prelu_backward(&tx, &tx, &ta, &tdx, nullptr, &o),
+            LRELU_STATUS_BACKEND_UNAVAILABLE);
+}
+
+TEST_F(OpenClPreluTest, MoreThanEightMergedDimensionsAreRefused) {
+  // alpha alternates between varying and broadcast over 17 axes: nothing
+  // merges, so the walk would need 17 dimensions.
+  std::vector<int64_t> shape(17, 2), ashape(17, 1);
+  for (size_t i = 0; i < ashape.size(); i += 2) ashape[i] = 2;
+  std::vector<float> x(size_t{1} << 17), y(x.size()), alpha(512, 0.5f);
+  lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 17, shape.data(),
+                       nullptr};
+  lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 17, shape.data(),
+                       nullptr};
+  lrelu_tensor_t ta = {alpha.data(), LRELU_DTYPE_FLOAT32, 17, ashape.data(),
+                       nullptr};
+  EXPECT_EQ(Call(tx, ta, ty), LRELU_STATUS_UNSUPPORTED_VARIANT);
+  // Eight are taken: alternate over 8 axes.
+  std::vector<int64_t> shape8(8, 3), ashape8(8, 1);
+  for (size_t i = 0; i < ashape8.size(); i += 2) ashape8[i] = 3;
+  PreluCase c = Case(LRELU_DTYPE_FLOAT32, shape8, ashape8);
+  EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 31), "");
+}
+
+}  // namespace
+}  // namespace lrelu

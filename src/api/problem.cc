@@ -268,6 +268,13 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
   }
   rank = merged;
   p->rank = rank;
+  const auto reach = [](const Checked& c, const char* base) {
+    return Problem::Reach{base - static_cast<const char*>(c.t->data),
+                          c.lo_bytes, c.hi_bytes};
+  };
+  p->v_reach = reach(v, pv);
+  p->s_reach = reach(s, ps);
+  p->out_reach = reach(out, po);
   p->v = pv;
   p->s = ps;
   p->out = po;
@@ -288,6 +295,8 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
   p->in_place = false;
   p->dense = true;
   p->rank = 0;
+  p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, 0};
+  p->v_is_out = p->s_is_out = false;
 }
 
 // The common call -- x and y C-contiguous (no strides), same dtype and
@@ -327,6 +336,9 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
   p->v = p->s = x->data;
   p->out = y->data;
   p->in_place = xa == ya;
+  p->v_is_out = p->s_is_out = p->in_place;
+  p->v_reach = p->s_reach = p->out_reach =
+      Problem::Reach{0, 0, static_cast<int64_t>(bytes) - 1};
   p->rank = 1;
   p->shape[0] = static_cast<int64_t>(n);
   p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
@@ -349,6 +361,7 @@ lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,
   bool same = false;
   if ((status = CheckOverlap(cy, cx, &same)) != LRELU_STATUS_OK) return status;
   p->in_place = same;
+  p->v_is_out = p->s_is_out = same;
   Normalize(cx, cx, cy, p);
   return LRELU_STATUS_OK;
 }
@@ -387,7 +400,84 @@ lrelu_status_t BuildBackwardProblem(const lrelu_tensor_t* dy,
     return status;
   }
   p->in_place = same_dy || same_s;
+  p->v_is_out = same_dy;
+  p->s_is_out = same_s;
   Normalize(cdy, cs, cdx, p);
+  return LRELU_STATUS_OK;
+}
+
+namespace {
+
+// A pointer rebound to an operand: checked as CheckTensor checks data.
+struct Bound {
+  const char* name;
+  uintptr_t data;
+  const Problem::Reach* reach;
+  uintptr_t lo, hi;  // the byte range the elements span
+};
+
+lrelu_status_t CheckBound(Bound* b, int64_t n) {
+  if (b->data == 0) {
+    return Fail(LRELU_STATUS_NULL_DATA,
+                "%s is NULL but the executor's %s has %lld elements", b->name,
+                b->name, static_cast<long long>(n));
+  }
+  const int64_t lo = b->reach->lo_bytes, hi = b->reach->hi_bytes;
+  if ((lo < 0 && b->data < static_cast<uintptr_t>(-(lo + 1)) + 1) ||
+      (hi > 0 && UINTPTR_MAX - b->data < static_cast<uintptr_t>(hi))) {
+    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
+                "%s's strides reach outside the address space", b->name);
+  }
+  b->lo = b->data + static_cast<uintptr_t>(lo);
+  b->hi = b->data + static_cast<uintptr_t>(hi);
+  return LRELU_STATUS_OK;
+}
+
+// The relation of an input to the output must be the planned one.
+lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same) {
+  if (same && in.data != out.data) {
+    return Fail(LRELU_STATUS_OVERLAP,
+                "the executor was planned with %s in place of %s, but they "
+                "now differ: plan again for disjoint tensors",
+                out.name, in.name);
+  }
+  if (!same && !(out.hi < in.lo || in.hi < out.lo)) {
+    return Fail(LRELU_STATUS_OVERLAP,
+                "the executor was planned with %s and %s disjoint, but they "
+                "now share memory: plan again (in place needs the same "
+                "view)",
+                out.name, in.name);
+  }
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace
+
+lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
+                             Problem* p) {
+  const bool forward = p->op == Op::kForward;
+  if (p->n > 0) {
+    Bound bv{forward ? "x" : "dy", reinterpret_cast<uintptr_t>(v),
+             &p->v_reach, 0, 0};
+    Bound bs{"the gradient's x (or y)", reinterpret_cast<uintptr_t>(s),
+             &p->s_reach, 0, 0};
+    Bound bo{forward ? "y" : "dx", reinterpret_cast<uintptr_t>(out),
+             &p->out_reach, 0, 0};
+    lrelu_status_t status;
+    if ((status = CheckBound(&bv, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckBound(&bs, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckBound(&bo, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckRelation(bv, bo, p->v_is_out)) != LRELU_STATUS_OK) {
+      return status;
+    }
+    if (!forward &&
+        (status = CheckRelation(bs, bo, p->s_is_out)) != LRELU_STATUS_OK) {
+      return status;
+    }
+  }
+  p->v = static_cast<const char*>(v) + p->v_reach.base_bytes;
+  p->s = static_cast<const char*>(s) + p->s_reach.base_bytes;
+  p->out = static_cast<char*>(out) + p->out_reach.base_bytes;
   return LRELU_STATUS_OK;
 }
 

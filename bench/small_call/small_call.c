@@ -86,8 +86,8 @@ static void Setup(Bench* b, lrelu_dtype_t dtype, size_t n) {
   /* Half negative, no NaN or subnormal: every byte pattern of a float32,
    * float16 or bfloat16 element built from these is an ordinary number. */
   for (size_t i = 0; i < b->bytes; ++i) {
-    ((unsigned char*)b->x)[i] = (unsigned char)(i % 2 ? 0x3f + 0x80 * (i % 4 == 1)
-                                                      : 0x11 * (i % 7));
+    ((unsigned char*)b->x)[i] =
+        (unsigned char)(i % 2 ? 0x3f + 0x80 * (i % 4 == 1) : 0x11 * (i % 7));
   }
   b->shape[0] = (int64_t)n;
   lrelu_tensor_t t = {b->x, dtype, 1, b->shape, NULL};
@@ -140,9 +140,10 @@ int main(int argc, char** argv) {
   }
   const lrelu_dtype_t dtypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
                                   LRELU_DTYPE_BFLOAT16};
-  printf("n=%zu, 1 thread, time per call and ratio to memcpy of the same "
-         "bytes\n(median of %d rounds, spread min..max)\n",
-         n, rounds);
+  printf(
+      "n=%zu, 1 thread, time per call and ratio to memcpy of the same "
+      "bytes\n(median of %d rounds, spread min..max)\n",
+      n, rounds);
   printf("%-9s %-9s %9s %7s %15s\n", "dtype", "call", "ns/call", "ratio",
          "spread");
   for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); ++d) {

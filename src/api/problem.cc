@@ -457,8 +457,8 @@ lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
                              Problem* p) {
   const bool forward = p->op == Op::kForward;
   if (p->n > 0) {
-    Bound bv{forward ? "x" : "dy", reinterpret_cast<uintptr_t>(v),
-             &p->v_reach, 0, 0};
+    Bound bv{forward ? "x" : "dy", reinterpret_cast<uintptr_t>(v), &p->v_reach,
+             0, 0};
     Bound bs{"the gradient's x (or y)", reinterpret_cast<uintptr_t>(s),
              &p->s_reach, 0, 0};
     Bound bo{forward ? "y" : "dx", reinterpret_cast<uintptr_t>(out),

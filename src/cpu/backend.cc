@@ -172,7 +172,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
         cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
-                     out_bytes >= kStreamBytes;
+                      out_bytes >= kStreamBytes;
   const int dtype = cpu::DTypeIndex(p.dtype);
   const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(p.alpha)

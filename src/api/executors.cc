@@ -19,10 +19,11 @@ struct Slot {
 constexpr size_t kFirstSlab = 16;
 constexpr int kMaxSlabs = 40;
 
+// Published with release after the slab's slots exist; readers stop at the
+// first null. Constant-initialised (no guard on the lock-free path).
+std::atomic<Slot*> g_slabs[kMaxSlabs] = {};
+
 struct Store {
-  // Published with release after the slab's slots exist; readers stop at
-  // the first null.
-  std::atomic<Slot*> slabs[kMaxSlabs] = {};
   std::mutex mutex;  // creation and destruction only
   Slot* free_list = nullptr;
   int slab_count = 0;
@@ -43,7 +44,7 @@ bool Grow(Store& s) {
     slab[i].next_free = s.free_list;
     s.free_list = &slab[i];
   }
-  s.slabs[s.slab_count].store(slab, std::memory_order_release);
+  g_slabs[s.slab_count].store(slab, std::memory_order_release);
   ++s.slab_count;
   return true;
 }
@@ -51,10 +52,9 @@ bool Grow(Store& s) {
 // The slot whose executor e is, or nullptr. Compares addresses as integers:
 // e may point anywhere.
 Slot* FindSlot(const lrelu_executor* e) {
-  Store& s = TheStore();
   const auto address = reinterpret_cast<uintptr_t>(e);
   for (int k = 0; k < kMaxSlabs; ++k) {
-    Slot* slab = s.slabs[k].load(std::memory_order_acquire);
+    Slot* slab = g_slabs[k].load(std::memory_order_acquire);
     if (slab == nullptr) break;
     const auto begin = reinterpret_cast<uintptr_t>(slab);
     const size_t bytes = (kFirstSlab << k) * sizeof(Slot);

@@ -1,6 +1,7 @@
 #include "api/problem.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +9,10 @@
 
 #include "api/error.h"
 #include "api/float32.h"
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace lrelu {
 namespace {
@@ -282,13 +287,29 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
                            p->s_strides[0] == 1 && p->out_strides[0] == 1);
 }
 
+// RoundToFloat32 in software costs more than a small call's validation; the
+// hardware conversion gives the same bits when it rounds to nearest (the
+// caller's MXCSR says how it rounds) and the result is a normal float32
+// (FTZ and DAZ then change nothing). Anything else takes the software path.
+float AlphaToFloat32(double alpha) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  const float f = static_cast<float>(alpha);
+  const float magnitude = std::fabs(f);
+  if ((_mm_getcsr() & 0x6000u) == 0 && magnitude >= FLT_MIN &&
+      magnitude <= FLT_MAX) {
+    return f;
+  }
+#endif
+  return RoundToFloat32(alpha);
+}
+
 void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
                  Problem* p) {
   p->op = op;
   p->dtype = dtype;
   p->elem_size = lrelu_dtype_size(dtype);
   p->alpha = alpha;
-  p->alpha32 = RoundToFloat32(alpha);
+  p->alpha32 = AlphaToFloat32(alpha);
   p->n = n;
   p->v = p->s = nullptr;
   p->out = nullptr;

@@ -236,7 +236,16 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
     context.task.head =
         (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
   }
-  if (plan.tasks <= 1) {
+  if (plan.tasks <= 1 && p.dense) {
+    // The small call's path: no task split, no context indirection.
+    cpu::DefaultFloatEnv env;
+    KernelArgs args = context.state.args;
+    args.v = p.v;
+    args.s = p.s;
+    args.out = p.out;
+    args.n = static_cast<size_t>(p.n);
+    cpu::RunContiguous(context.task.kernel, args, p.elem_size);
+  } else if (plan.tasks <= 1) {
     RunTask(&context, 0);
   } else {
     if (pool == nullptr) pool = &cpu::OwnThreadPool();

@@ -41,10 +41,17 @@ const Backend* SelectBackend(const lrelu_options_t& options) {
   return nullptr;
 }
 
+lrelu_status_t CheckOptions(const lrelu_options_t* options);
+
 // Copies the caller's options, field by field as far as its struct_size
 // reaches, over the defaults; then checks them.
 lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                               lrelu_options_t* options) {
+  if (given != nullptr && given->struct_size == sizeof(lrelu_options_t)) {
+    // This header's struct (the common case): whole fields, nothing unknown.
+    *options = *given;
+    return CheckOptions(options);
+  }
   lrelu_options_init(options);
   if (given == nullptr) return LRELU_STATUS_OK;
   // Copy whole fields only: a struct_size that ends inside a field (a
@@ -97,6 +104,11 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
   }
   std::memcpy(options, given, std::min<size_t>(size, sizeof(lrelu_options_t)));
   options->struct_size = sizeof(lrelu_options_t);
+  return CheckOptions(options);
+}
+
+// Checks the fields of a resolved options struct.
+lrelu_status_t CheckOptions(const lrelu_options_t* options) {
   if (SelectBackend(*options) == nullptr) {
     const char* name = lrelu_backend_name(options->backend);
     if (name == nullptr) {

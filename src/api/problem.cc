@@ -287,6 +287,21 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
                            p->s_strides[0] == 1 && p->out_strides[0] == 1);
 }
 
+// lrelu_dtype_size without the call through the shared library's PLT.
+inline size_t ElemSize(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return 4;
+    case LRELU_DTYPE_FLOAT16:
+    case LRELU_DTYPE_BFLOAT16:
+      return 2;
+    case LRELU_DTYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
 // RoundToFloat32 in software costs more than a small call's validation; the
 // hardware conversion gives the same bits when it rounds to nearest (the
 // caller's MXCSR says how it rounds) and the result is a normal float32
@@ -307,7 +322,7 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
                  Problem* p) {
   p->op = op;
   p->dtype = dtype;
-  p->elem_size = lrelu_dtype_size(dtype);
+  p->elem_size = ElemSize(dtype);
   p->alpha = alpha;
   p->alpha32 = AlphaToFloat32(alpha);
   p->n = n;
@@ -332,7 +347,7 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
       x->rank < 0 || x->data == nullptr || y->data == nullptr) {
     return false;
   }
-  const size_t elem = lrelu_dtype_size(x->dtype);
+  const size_t elem = ElemSize(x->dtype);
   if (elem == 0 ||
       (x->rank > 0 && (x->shape == nullptr || y->shape == nullptr))) {
     return false;

@@ -358,10 +358,11 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
   uint64_t n = 1;
   for (int32_t i = 0; i < x->rank; ++i) {
     const int64_t d = x->shape[i];
-    if (d <= 0 || d != y->shape[i] || static_cast<uint64_t>(d) > kLimit / n) {
+    // A multiply and a compare, not a division: small calls feel it.
+    if (d <= 0 || d != y->shape[i] ||
+        __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n) || n > kLimit) {
       return false;
     }
-    n *= static_cast<uint64_t>(d);
   }
   const auto xa = reinterpret_cast<uintptr_t>(x->data);
   const auto ya = reinterpret_cast<uintptr_t>(y->data);

@@ -154,7 +154,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.alpha = p.alpha;
   state.args.alpha32 = p.alpha32;
   state.args.dtype = p.dtype;
-  state.block = kLineBytes / p.elem_size;
+  state.block = kLineBytes >> __builtin_ctzll(p.elem_size);  // no division
   plan->variant = VariantName(variant);
   plan->target = target->name;
   plan->workspace_size = 0;
@@ -167,7 +167,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
       options.threads != 0
           ? options.threads
           : (plan->has_pool ? plan->pool.concurrency : cpu::HardwareThreads());
-  if (variant != Variant::kEmpty) {
+  if (variant != Variant::kEmpty && max_tasks > 1) {
     plan->tasks =
         cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
   }
@@ -222,30 +222,33 @@ void RunTask(void* context, size_t index) {
 
 lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
                           const lrelu_thread_pool_t* pool) {
-  TaskContext context{&plan, {}, {}};
-  std::memcpy(&context.state, plan.state, sizeof(context.state));
-  if (context.state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
-  // The head aligns task boundaries to the output's cache lines; streaming
-  // stores need element-aligned output.
+  CpuState state;
+  std::memcpy(&state, plan.state, sizeof(state));
+  if (state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
+  // Streaming stores need element-aligned output. Element sizes are powers
+  // of two: masks, not divisions, on the small call's path.
   const Problem& p = plan.problem;
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
-  const bool element_aligned = out_address % p.elem_size == 0;
-  context.task.kernel =
-      element_aligned ? context.state.stream_kernel : context.state.kernel;
-  if (context.state.variant == Variant::kContiguous && element_aligned) {
-    context.task.head =
-        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
-  }
+  const bool element_aligned = (out_address & (p.elem_size - 1)) == 0;
+  const Kernel kernel = element_aligned ? state.stream_kernel : state.kernel;
   if (plan.tasks <= 1 && p.dense) {
     // The small call's path: no task split, no context indirection.
     cpu::DefaultFloatEnv env;
-    KernelArgs args = context.state.args;
+    KernelArgs args = state.args;
     args.v = p.v;
     args.s = p.s;
     args.out = p.out;
     args.n = static_cast<size_t>(p.n);
-    cpu::RunContiguous(context.task.kernel, args, p.elem_size);
-  } else if (plan.tasks <= 1) {
+    cpu::RunContiguous(kernel, args, p.elem_size);
+    return LRELU_STATUS_OK;
+  }
+  TaskContext context{&plan, state, {kernel, 0}};
+  // The head aligns task boundaries to the output's cache lines.
+  if (state.variant == Variant::kContiguous && element_aligned) {
+    context.task.head =
+        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
+  }
+  if (plan.tasks <= 1) {
     RunTask(&context, 0);
   } else {
     if (pool == nullptr) pool = &cpu::OwnThreadPool();

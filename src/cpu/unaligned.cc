@@ -9,8 +9,9 @@ namespace {
 
 constexpr size_t kTileBytes = 4096;
 
+// size is a power of two (an element size): a mask, not a division.
 bool Aligned(const void* p, size_t size) {
-  return reinterpret_cast<uintptr_t>(p) % size == 0;
+  return (reinterpret_cast<uintptr_t>(p) & (size - 1)) == 0;
 }
 
 // Kept out of line: its 12 KiB of tiles (and the stack probes they cost)

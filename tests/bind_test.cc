@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lrelu/lrelu.h"
+#include "lrelu/lrelu.hpp"
 #include "reference/reference.h"
 
 namespace {
@@ -410,6 +411,30 @@ TEST(BindTest, ManyExecutors) {
     EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr),
               LRELU_STATUS_INVALID_EXECUTOR);
   }
+}
+
+// The C++ wrapper: Executor::bind for both passes, errors as exceptions.
+TEST(BindTest, CppWrapper) {
+  std::vector<float> xa(16, -1.0f), ya(16), xb(16, -4.0f), yb(16);
+  auto e = lrelu::Executor::forward(
+      lrelu::TensorView(xa.data(), lrelu::DType::kFloat32, {16}), 0.5,
+      lrelu::TensorView(ya.data(), lrelu::DType::kFloat32, {16}));
+  e.bind(xb.data(), yb.data());
+  e.execute();
+  EXPECT_EQ(yb[15], -2.0f);
+  EXPECT_EQ(ya[15], 0.0f);
+  EXPECT_THROW(e.bind(xb.data(), xb.data()), lrelu::Error);
+  std::vector<float> dy(16, 3.0f), dx(16);
+  auto g = lrelu::Executor::backward(
+      lrelu::TensorView(dy.data(), lrelu::DType::kFloat32, {16}),
+      lrelu::TensorView(xa.data(), lrelu::DType::kFloat32, {16}), 0.5,
+      lrelu::GradSource::kFromX,
+      lrelu::TensorView(dx.data(), lrelu::DType::kFloat32, {16}));
+  std::vector<float> dx2(16);
+  g.bind(dy.data(), xb.data(), dx2.data());
+  g.execute();
+  EXPECT_EQ(dx2[0], 1.5f);
+  EXPECT_EQ(dx[0], 0.0f);
 }
 
 }  // namespace

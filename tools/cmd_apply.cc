@@ -43,7 +43,7 @@ struct ApplyArgs {
 
 // Runs the library once on one element, so that a bad --variant or
 // --cpu-target is reported before any output exists, even for an empty
-// array.
+// array (the PReLU route; LeakyReLU's chunk loop plans up front instead).
 void CheckOptions(lrelu::DType dtype, double alpha,
                   const lrelu::Options& options) {
   alignas(8) unsigned char element[8] = {};
@@ -55,32 +55,64 @@ void CheckOptions(lrelu::DType dtype, double alpha,
   }
 }
 
-// Reads, computes and writes the data chunk by chunk.
-void StreamData(const InputFile& input, const NpyHeader& header, double alpha,
-                const lrelu::Options& options, AtomicOutput& output) {
-  if (header.element_count == 0) return;
-  const lrelu::DType dtype = ToDType(header.type);
-  const bool swap = header.big_endian != kNativeBigEndian;
-  const uint64_t chunk_elements =
-      std::min<uint64_t>(kChunkBytes / header.item_size, header.element_count);
-  lrelu::Tensor buffer(dtype, {static_cast<int64_t>(chunk_elements)});
-  for (uint64_t first = 0; first < header.element_count;) {
-    const auto count = static_cast<std::size_t>(
-        std::min<uint64_t>(chunk_elements, header.element_count - first));
-    try {
-      ReadNpyData(input.fd(), header, first, count, buffer.data());
-    } catch (const NpyError& e) {
-      throw CliError(Quote(input.path()) + ": " + e.what());
+// The chunk loop: one buffer, planned before any output exists (so a bad
+// --variant or --cpu-target is reported first, even for an empty array).
+// Every full chunk runs the same plan on the same buffer; only a shorter
+// last chunk is planned again.
+class ChunkLoop {
+ public:
+  ChunkLoop(const NpyHeader& header, double alpha,
+            const lrelu::Options& options)
+      : header_(header),
+        alpha_(alpha),
+        options_(options),
+        chunk_elements_(std::min<uint64_t>(kChunkBytes / header.item_size,
+                                           header.element_count)),
+        buffer_(ToDType(header.type), {static_cast<int64_t>(chunk_elements_)}),
+        full_chunk_(Plan(chunk_elements_)) {}
+
+  // Reads, computes and writes the data chunk by chunk.
+  void Run(const InputFile& input, AtomicOutput& output) {
+    const bool swap = header_.big_endian != kNativeBigEndian;
+    for (uint64_t first = 0; first < header_.element_count;) {
+      const auto count = static_cast<std::size_t>(
+          std::min<uint64_t>(chunk_elements_, header_.element_count - first));
+      try {
+        ReadNpyData(input.fd(), header_, first, count, buffer_.data());
+      } catch (const NpyError& e) {
+        throw CliError(Quote(input.path()) + ": " + e.what());
+      }
+      if (swap) SwapBytes(buffer_.data(), count, header_.item_size);
+      if (count == chunk_elements_) {
+        full_chunk_.execute();
+      } else {
+        Plan(count).execute();
+      }
+      if (swap) SwapBytes(buffer_.data(), count, header_.item_size);
+      output.Write(buffer_.data(), count * header_.item_size);
+      first += count;
     }
-    if (swap) SwapBytes(buffer.data(), count, header.item_size);
-    const lrelu::TensorView view(buffer.data(), dtype,
-                                 {static_cast<int64_t>(count)});
-    lrelu::leaky_relu(view, view, alpha, options);
-    if (swap) SwapBytes(buffer.data(), count, header.item_size);
-    output.Write(buffer.data(), count * header.item_size);
-    first += count;
   }
-}
+
+ private:
+  // In place on the first count elements of the buffer.
+  lrelu::Executor Plan(uint64_t count) {
+    const lrelu::TensorView view(buffer_.data(), buffer_.dtype(),
+                                 {static_cast<int64_t>(count)});
+    try {
+      return lrelu::Executor::forward(view, alpha_, view, options_);
+    } catch (const lrelu::Error& e) {
+      throw CliError(std::string("the options are not usable: ") + e.what());
+    }
+  }
+
+  const NpyHeader& header_;
+  double alpha_;
+  const lrelu::Options& options_;
+  uint64_t chunk_elements_;
+  lrelu::Tensor buffer_;
+  lrelu::Executor full_chunk_;
+};
 
 // The CUDA backend takes device pointers and this tool holds the data in
 // host memory (it does not link the CUDA runtime), so it refuses CUDA up
@@ -136,13 +168,18 @@ void RunApply(const ApplyArgs& args) {
                      " is the input file " + Quote(args.input) +
                      "; pass --in-place to replace it");
   }
-  CheckOptions(ToDType(header.type), alpha, options);
+  std::unique_ptr<ChunkLoop> chunks;
+  if (args.alpha_file.empty()) {
+    chunks = std::make_unique<ChunkLoop>(header, alpha, options);
+  } else {
+    CheckOptions(ToDType(header.type), alpha, options);
+  }
 
   AtomicOutput output(std::move(target));
   const std::string preamble = FormatNpyHeader(header);
   output.Write(preamble.data(), preamble.size());
-  if (args.alpha_file.empty()) {
-    StreamData(input, header, alpha, options, output);
+  if (chunks != nullptr) {
+    chunks->Run(input, output);
   } else {
     ApplyPreluFile(input.fd(), args.input, header, args.alpha_file, options,
                    output);

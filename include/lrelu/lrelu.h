@@ -20,7 +20,8 @@
  * an executor. lrelu_execute then runs the plan; it accepts a NULL workspace
  * when the size was 0 and fails with LRELU_STATUS_WORKSPACE_TOO_SMALL when the
  * given size is smaller than the query said. An executor may be executed any
- * number of times (on the same data pointers) and is freed with
+ * number of times (on the same data pointers, or on new ones of the same
+ * layout after lrelu_executor_bind) and is freed with
  * lrelu_executor_destroy.
  *
  * Errors: every function returns an lrelu_status_t; on failure
@@ -255,6 +256,27 @@ LRELU_API lrelu_status_t lrelu_leaky_relu_backward(
 LRELU_API lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
                                        lrelu_executor_t* executor,
                                        const lrelu_thread_pool_t* thread_pool);
+
+/** Points a plan at new data of the same layout (dtype, shape, strides,
+ * in-place or not): plan once per shape, bind per call or chunk, execute
+ * (XNNPACK's reshape/setup split). The layout is not validated again; only
+ * what pointers can break is checked: NULL data with elements
+ * (LRELU_STATUS_NULL_DATA), a view that would wrap around the address space
+ * (LRELU_STATUS_SIZE_OVERFLOW), and the relation the plan was made for
+ * (LRELU_STATUS_OVERLAP): an output planned in place of an input must again
+ * be that input's pointer, and one planned disjoint must again share no
+ * byte with it. Any alignment is accepted. On failure the executor keeps
+ * its previous pointers.
+ * @param data the tensors' data pointers, in the order of the stage-one
+ *   call's tensor arguments: forward {x, y}; gradient {dy, s, dx}. (PReLU
+ *   executors would take {x, alpha, y} and {dy, x, alpha, dx, dalpha}; they
+ *   and the device backends' executors are not re-bindable yet and answer
+ *   LRELU_STATUS_UNSUPPORTED_VARIANT: plan again.)
+ * @param count the number of pointers: 2 forward, 3 gradient; any other
+ *   count is LRELU_STATUS_INVALID_ARGUMENT.
+ * Not to be called while the same executor runs in lrelu_execute. */
+LRELU_API lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
+                                             void* const* data, size_t count);
 
 /* Invalid executors, for every function below and lrelu_execute: NULL, one
  * already destroyed, or a pointer that lrelu_*_get_workspace_size did not

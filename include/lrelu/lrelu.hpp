@@ -310,6 +310,17 @@ class Executor {
     }
     check(lrelu_execute(workspace, workspace_bytes, raw_, thread_pool));
   }
+  // Points a forward plan at new data of the same layout
+  // (lrelu_executor_bind): plan once, bind per call, execute.
+  void bind(const void* x, void* y) {
+    void* const data[] = {const_cast<void*>(x), y};
+    check(lrelu_executor_bind(raw_, data, 2));
+  }
+  // The same for a gradient plan: dy, s (x or y, as planned), dx.
+  void bind(const void* dy, const void* s, void* dx) {
+    void* const data[] = {const_cast<void*>(dy), const_cast<void*>(s), dx};
+    check(lrelu_executor_bind(raw_, data, 3));
+  }
   std::string variant() const { return lrelu_executor_variant(raw_); }
   std::string cpu_target() const { return lrelu_executor_cpu_target(raw_); }
   std::size_t tasks() const { return lrelu_executor_tasks(raw_); }

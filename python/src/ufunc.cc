@@ -49,6 +49,26 @@ void ReportLoopError(lrelu_status_t status) {
   PyGILState_Release(state);
 }
 
+// The last plan this thread made. NumPy calls the loop once per outer index
+// with the same length and steps, and Python code calls the ufunc on arrays
+// of one shape again and again: a plan of the same shape is re-bound to the
+// new pointers (lrelu_executor_bind), which skips validation and planning.
+struct CachedPlan {
+  lrelu_executor_t* executor = nullptr;
+  lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;
+  int32_t rank = 0;
+  int64_t shape = 0, x_stride = 0, y_stride = 0;
+  bool in_place = false;
+  uint64_t alpha_bits = 0;
+  lrelu_options_t options = {};
+
+  CachedPlan() = default;
+  CachedPlan(const CachedPlan&) = delete;
+  CachedPlan& operator=(const CachedPlan&) = delete;
+  ~CachedPlan() { lrelu_executor_destroy(executor); }
+};
+thread_local CachedPlan t_plan;
+
 lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
                     npy_intp x_step, double alpha, char* y, npy_intp y_step,
                     npy_intp n, const lrelu_options_t& options) {
@@ -56,9 +76,42 @@ lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
   int64_t x_stride = x_step / itemsize;
   int64_t y_stride = y_step / itemsize;
   const int32_t rank = n == 1 ? 0 : 1;  // one element: a scalar, no strides
+  uint64_t alpha_bits;
+  std::memcpy(&alpha_bits, &alpha, sizeof(alpha_bits));
+  CachedPlan& c = t_plan;
+  if (c.executor != nullptr && c.dtype == dtype && c.rank == rank &&
+      c.shape == shape && c.in_place == (x == y) &&
+      (rank == 0 || (c.x_stride == x_stride && c.y_stride == y_stride)) &&
+      c.alpha_bits == alpha_bits &&
+      std::memcmp(&c.options, &options, sizeof(options)) == 0) {
+    void* const data[] = {x, y};
+    if (lrelu_executor_bind(c.executor, data, 2) == LRELU_STATUS_OK) {
+      return lrelu_execute(nullptr, 0, c.executor, nullptr);
+    }
+  }
   const lrelu_tensor_t x_tensor{x, dtype, rank, &shape, &x_stride};
   const lrelu_tensor_t y_tensor{y, dtype, rank, &shape, &y_stride};
-  return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
+  lrelu_executor_destroy(c.executor);
+  c.executor = nullptr;
+  size_t workspace_size = 0;
+  lrelu_status_t status = lrelu_leaky_relu_get_workspace_size(
+      &x_tensor, alpha, &y_tensor, &options, &workspace_size, &c.executor);
+  if (status != LRELU_STATUS_OK) return status;
+  if (workspace_size != 0) {
+    // Not the CPU backend's plans; the one-shot call handles it.
+    lrelu_executor_destroy(c.executor);
+    c.executor = nullptr;
+    return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
+  }
+  c.dtype = dtype;
+  c.rank = rank;
+  c.shape = shape;
+  c.x_stride = x_stride;
+  c.y_stride = y_stride;
+  c.in_place = x == y;
+  c.alpha_bits = alpha_bits;
+  c.options = options;
+  return lrelu_execute(nullptr, 0, c.executor, nullptr);
 }
 
 // Through a buffer: strides that are not whole elements, or x and y sharing

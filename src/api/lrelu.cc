@@ -5,55 +5,23 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
-#include <mutex>
 #include <new>
-#include <unordered_set>
 
 #include "api/backend.h"
 #include "api/error.h"
+#include "api/executors.h"
 #include "api/problem.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
 #include "gpu_common/backends.h"
 #include "reference/dtype_traits.h"
 
-struct lrelu_executor {
-  lrelu::Plan plan;
-};
-
 namespace lrelu {
 namespace {
 
-// Live executors: lets execute/destroy reject a destroyed or foreign handle
-// without ever reading its memory.
-class ExecutorRegistry {
- public:
-  void Add(const lrelu_executor* e) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_.insert(e);
-  }
-  bool Remove(const lrelu_executor* e) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return live_.erase(e) == 1;
-  }
-  bool Contains(const lrelu_executor* e) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return live_.count(e) == 1;
-  }
-
- private:
-  std::mutex mutex_;
-  std::unordered_set<const lrelu_executor*> live_;
-};
-
-ExecutorRegistry& Registry() {
-  static auto* registry = new ExecutorRegistry();  // never destroyed
-  return *registry;
-}
-
 // Whether executor is live; if not, the calling thread's message says why.
 bool LiveExecutor(const lrelu_executor* executor) {
-  if (executor != nullptr && Registry().Contains(executor)) return true;
+  if (IsLiveExecutor(executor)) return true;
   Fail(LRELU_STATUS_INVALID_EXECUTOR,
        "executor is NULL, destroyed or not from lrelu_*_get_workspace_size");
   return false;
@@ -74,10 +42,17 @@ const Backend* SelectBackend(const lrelu_options_t& options) {
   return nullptr;
 }
 
+lrelu_status_t CheckOptions(const lrelu_options_t* options);
+
 // Copies the caller's options, field by field as far as its struct_size
 // reaches, over the defaults; then checks them.
 lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                               lrelu_options_t* options) {
+  if (given != nullptr && given->struct_size == sizeof(lrelu_options_t)) {
+    // This header's struct (the common case): whole fields, nothing unknown.
+    *options = *given;
+    return CheckOptions(options);
+  }
   lrelu_options_init(options);
   if (given == nullptr) return LRELU_STATUS_OK;
   // Copy whole fields only: a struct_size that ends inside a field (a
@@ -106,9 +81,13 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                 "lrelu_options_init()",
                 size, LRELU_OPTIONS_MAX_STRUCT_SIZE);
   }
-  bool boundary = size >= kFields[0].offset + kFields[0].size;
-  for (const Field& f : kFields) {
-    if (size > f.offset && size < f.offset + f.size) boundary = false;
+  // This header's own size (the common case) is known to be whole fields.
+  bool boundary = size == sizeof(lrelu_options_t);
+  if (!boundary) {
+    boundary = size >= kFields[0].offset + kFields[0].size;
+    for (const Field& f : kFields) {
+      if (size > f.offset && size < f.offset + f.size) boundary = false;
+    }
   }
   if (size > sizeof(lrelu_options_t)) {
     const auto* extra =
@@ -126,6 +105,11 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
   }
   std::memcpy(options, given, std::min<size_t>(size, sizeof(lrelu_options_t)));
   options->struct_size = sizeof(lrelu_options_t);
+  return CheckOptions(options);
+}
+
+// Checks the fields of a resolved options struct.
+lrelu_status_t CheckOptions(const lrelu_options_t* options) {
   if (SelectBackend(*options) == nullptr) {
     const char* name = lrelu_backend_name(options->backend);
     if (name == nullptr) {
@@ -193,10 +177,8 @@ lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
 // Stage one for both passes: plan into a new executor.
 lrelu_status_t NewExecutor(const Plan& plan, size_t* workspace_size,
                            lrelu_executor_t** executor) {
-  auto* e = new (std::nothrow) lrelu_executor;
+  lrelu_executor* e = CreateExecutor(plan);
   if (e == nullptr) return Fail(LRELU_STATUS_OUT_OF_MEMORY, "out of memory");
-  e->plan = plan;
-  Registry().Add(e);
   *workspace_size = plan.workspace_size;
   *executor = e;
   return LRELU_STATUS_OK;
@@ -293,6 +275,32 @@ lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
   return lrelu::Execute(executor->plan, workspace, workspace_size, thread_pool);
 }
 
+lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
+                                   void* const* data, size_t count) {
+  if (!lrelu::LiveExecutor(executor)) return LRELU_STATUS_INVALID_EXECUTOR;
+  Plan& plan = executor->plan;
+  // Plans that depend on the pointers (device checks and access widths) or
+  // keep views of their own (PReLU) are not re-bound; they plan again.
+  if (plan.backend != &lrelu::CpuBackend()) {
+    return lrelu::Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                       "this executor (backend %s, variant %s) cannot be "
+                       "re-bound: plan again for new data",
+                       plan.backend->name, plan.variant);
+  }
+  const bool forward = plan.problem.op == lrelu::Op::kForward;
+  const size_t expected = forward ? 2 : 3;
+  if (data == nullptr || count != expected) {
+    return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                       "lrelu_executor_bind needs %zu data pointers for this "
+                       "executor (%s), got %zu%s",
+                       expected, forward ? "x, y" : "dy, x or y, dx", count,
+                       data == nullptr ? " (data is NULL)" : "");
+  }
+  return forward
+             ? lrelu::RebindProblem(data[0], data[0], data[1], &plan.problem)
+             : lrelu::RebindProblem(data[0], data[1], data[2], &plan.problem);
+}
+
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
   if (!lrelu::LiveExecutor(executor)) return nullptr;
   return executor->plan.variant;
@@ -311,7 +319,7 @@ size_t lrelu_executor_tasks(const lrelu_executor_t* executor) {
 void lrelu_executor_destroy(lrelu_executor_t* executor) {
   if (executor == nullptr) return;
   // A handle that is not live (double destroy) is ignored, not freed again.
-  if (lrelu::Registry().Remove(executor)) delete executor;
+  lrelu::DestroyExecutor(executor);
 }
 
 const char* lrelu_last_error(void) { return lrelu::LastError(); }

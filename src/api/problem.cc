@@ -1,6 +1,7 @@
 #include "api/problem.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -8,6 +9,10 @@
 
 #include "api/error.h"
 #include "api/float32.h"
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace lrelu {
 namespace {
@@ -259,6 +264,13 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
   }
   rank = merged;
   p->rank = rank;
+  const auto reach = [](const Checked& c, const char* base) {
+    return Problem::Reach{base - static_cast<const char*>(c.t->data),
+                          c.lo_bytes, c.hi_bytes};
+  };
+  p->v_reach = reach(v, pv);
+  p->s_reach = reach(s, ps);
+  p->out_reach = reach(out, po);
   p->v = pv;
   p->s = ps;
   p->out = po;
@@ -266,19 +278,52 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
                            p->s_strides[0] == 1 && p->out_strides[0] == 1);
 }
 
+// lrelu_dtype_size without the call through the shared library's PLT.
+inline size_t ElemSize(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return 4;
+    case LRELU_DTYPE_FLOAT16:
+    case LRELU_DTYPE_BFLOAT16:
+      return 2;
+    case LRELU_DTYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// RoundToFloat32 in software costs more than a small call's validation; the
+// hardware conversion gives the same bits when it rounds to nearest (the
+// caller's MXCSR says how it rounds) and the result is a normal float32
+// (FTZ and DAZ then change nothing). Anything else takes the software path.
+float AlphaToFloat32(double alpha) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  const float f = static_cast<float>(alpha);
+  const float magnitude = std::fabs(f);
+  if ((_mm_getcsr() & 0x6000u) == 0 && magnitude >= FLT_MIN &&
+      magnitude <= FLT_MAX) {
+    return f;
+  }
+#endif
+  return RoundToFloat32(alpha);
+}
+
 void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
                  Problem* p) {
   p->op = op;
   p->dtype = dtype;
-  p->elem_size = lrelu_dtype_size(dtype);
+  p->elem_size = ElemSize(dtype);
   p->alpha = alpha;
-  p->alpha32 = RoundToFloat32(alpha);
+  p->alpha32 = AlphaToFloat32(alpha);
   p->n = n;
   p->v = p->s = nullptr;
   p->out = nullptr;
   p->in_place = false;
   p->dense = true;
   p->rank = 0;
+  p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, 0};
+  p->v_is_out = p->s_is_out = false;
 }
 
 // The common call -- x and y C-contiguous (no strides), same dtype and
@@ -293,7 +338,7 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
       x->rank < 0 || x->data == nullptr || y->data == nullptr) {
     return false;
   }
-  const size_t elem = lrelu_dtype_size(x->dtype);
+  const size_t elem = ElemSize(x->dtype);
   if (elem == 0 ||
       (x->rank > 0 && (x->shape == nullptr || y->shape == nullptr))) {
     return false;
@@ -304,10 +349,11 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
   uint64_t n = 1;
   for (int32_t i = 0; i < x->rank; ++i) {
     const int64_t d = x->shape[i];
-    if (d <= 0 || d != y->shape[i] || static_cast<uint64_t>(d) > kLimit / n) {
+    // A multiply and a compare, not a division: small calls feel it.
+    if (d <= 0 || d != y->shape[i] ||
+        __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n) || n > kLimit) {
       return false;
     }
-    n *= static_cast<uint64_t>(d);
   }
   const auto xa = reinterpret_cast<uintptr_t>(x->data);
   const auto ya = reinterpret_cast<uintptr_t>(y->data);
@@ -318,6 +364,9 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
   p->v = p->s = x->data;
   p->out = y->data;
   p->in_place = xa == ya;
+  p->v_is_out = p->s_is_out = p->in_place;
+  p->v_reach = p->s_reach = p->out_reach =
+      Problem::Reach{0, 0, static_cast<int64_t>(bytes) - 1};
   p->rank = 1;
   p->shape[0] = static_cast<int64_t>(n);
   p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
@@ -340,6 +389,7 @@ lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,
   bool same = false;
   if ((status = CheckOverlap(cy, cx, &same)) != LRELU_STATUS_OK) return status;
   p->in_place = same;
+  p->v_is_out = p->s_is_out = same;
   Normalize(cx, cx, cy, p);
   return LRELU_STATUS_OK;
 }
@@ -378,7 +428,84 @@ lrelu_status_t BuildBackwardProblem(const lrelu_tensor_t* dy,
     return status;
   }
   p->in_place = same_dy || same_s;
+  p->v_is_out = same_dy;
+  p->s_is_out = same_s;
   Normalize(cdy, cs, cdx, p);
+  return LRELU_STATUS_OK;
+}
+
+namespace {
+
+// A pointer rebound to an operand: checked as CheckTensor checks data.
+struct Bound {
+  const char* name;
+  uintptr_t data;
+  const Problem::Reach* reach;
+  uintptr_t lo, hi;  // the byte range the elements span
+};
+
+lrelu_status_t CheckBound(Bound* b, int64_t n) {
+  if (b->data == 0) {
+    return Fail(LRELU_STATUS_NULL_DATA,
+                "%s is NULL but the executor's %s has %lld elements", b->name,
+                b->name, static_cast<long long>(n));
+  }
+  const int64_t lo = b->reach->lo_bytes, hi = b->reach->hi_bytes;
+  if ((lo < 0 && b->data < static_cast<uintptr_t>(-(lo + 1)) + 1) ||
+      (hi > 0 && UINTPTR_MAX - b->data < static_cast<uintptr_t>(hi))) {
+    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
+                "%s's strides reach outside the address space", b->name);
+  }
+  b->lo = b->data + static_cast<uintptr_t>(lo);
+  b->hi = b->data + static_cast<uintptr_t>(hi);
+  return LRELU_STATUS_OK;
+}
+
+// The relation of an input to the output must be the planned one.
+lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same) {
+  if (same && in.data != out.data) {
+    return Fail(LRELU_STATUS_OVERLAP,
+                "the executor was planned with %s in place of %s, but they "
+                "now differ: plan again for disjoint tensors",
+                out.name, in.name);
+  }
+  if (!same && !(out.hi < in.lo || in.hi < out.lo)) {
+    return Fail(LRELU_STATUS_OVERLAP,
+                "the executor was planned with %s and %s disjoint, but they "
+                "now share memory: plan again (in place needs the same "
+                "view)",
+                out.name, in.name);
+  }
+  return LRELU_STATUS_OK;
+}
+
+}  // namespace
+
+lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
+                             Problem* p) {
+  const bool forward = p->op == Op::kForward;
+  if (p->n > 0) {
+    Bound bv{forward ? "x" : "dy", reinterpret_cast<uintptr_t>(v), &p->v_reach,
+             0, 0};
+    Bound bs{"the gradient's x (or y)", reinterpret_cast<uintptr_t>(s),
+             &p->s_reach, 0, 0};
+    Bound bo{forward ? "y" : "dx", reinterpret_cast<uintptr_t>(out),
+             &p->out_reach, 0, 0};
+    lrelu_status_t status;
+    if ((status = CheckBound(&bv, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckBound(&bs, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckBound(&bo, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckRelation(bv, bo, p->v_is_out)) != LRELU_STATUS_OK) {
+      return status;
+    }
+    if (!forward &&
+        (status = CheckRelation(bs, bo, p->s_is_out)) != LRELU_STATUS_OK) {
+      return status;
+    }
+  }
+  p->v = static_cast<const char*>(v) + p->v_reach.base_bytes;
+  p->s = static_cast<const char*>(s) + p->s_reach.base_bytes;
+  p->out = static_cast<char*>(out) + p->out_reach.base_bytes;
   return LRELU_STATUS_OK;
 }
 

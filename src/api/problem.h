@@ -36,6 +36,15 @@ struct Problem {
   int64_t v_strides[kMaxDims];  // in elements, as are the others
   int64_t s_strides[kMaxDims];
   int64_t out_strides[kMaxDims];
+  // For lrelu_executor_bind, per operand (v, s, out) relative to the data
+  // pointer the caller gave: where the normalised base lies and the byte
+  // range [lo, hi] the elements span (n > 0 only); and which inputs were the
+  // output's very view (in place).
+  struct Reach {
+    int64_t base_bytes, lo_bytes, hi_bytes;
+  };
+  Reach v_reach, s_reach, out_reach;
+  bool v_is_out, s_is_out;
 };
 
 // What validation learns about one tensor.
@@ -65,6 +74,13 @@ lrelu_status_t BuildBackwardProblem(const lrelu_tensor_t* dy,
                                     const lrelu_tensor_t* s, double alpha,
                                     lrelu_grad_source_t source,
                                     const lrelu_tensor_t* dx, Problem* p);
+
+// Points a validated problem at new data of the same layout (v, s, out as
+// the caller's x/dy, x-or-y and y/dx pointers): checks only what pointers can
+// break -- NULL with elements, addresses that wrap, and the in-place or
+// disjoint relation p was planned for. On failure p is unchanged.
+lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
+                             Problem* p);
 
 }  // namespace lrelu
 

@@ -34,12 +34,20 @@ constexpr size_t kStreamBytes = size_t{8} << 20;
 // Tile edges: one cache line.
 constexpr size_t kLineBytes = 64;
 
+// Nothing here depends on the data pointers (lrelu_executor_bind may change
+// them): what the output's address decides is decided in CpuExecute.
 struct CpuState {
   Variant variant = Variant::kEmpty;
+  Kernel kernel;         // regular stores
+  Kernel stream_kernel;  // non-temporal stores; kernel when not worth it
+  KernelArgs args;       // alpha, dtype; pointers filled per task
+  size_t block;          // elements per cache line
+};
+
+// What execution decides from the pointers: the kernel and the head.
+struct TaskState {
   Kernel kernel;
-  KernelArgs args;  // alpha, dtype; pointers filled per task
-  size_t head;      // elements before the first cache-line edge of out
-  size_t block;     // elements per cache line
+  size_t head;  // elements before the first cache-line edge of out
 };
 static_assert(sizeof(CpuState) <= sizeof(Plan::state), "Plan::state too small");
 
@@ -61,12 +69,31 @@ const char* VariantName(Variant v) {
   return "";
 }
 
+// The best target and its kernels, looked up once: small calls would pay
+// for std::call_once and a vector lookup every time otherwise.
+struct BestTarget {
+  const cpu::Target* target;
+  const cpu::KernelTable* kernels;
+};
+const BestTarget& Best() {
+  static const BestTarget best = [] {
+    const cpu::Target* t = &cpu::RunnableTargets().front();
+    return BestTarget{t, &cpu::KernelsFor(t->bit)};
+  }();
+  return best;
+}
+
+const cpu::KernelTable& TableFor(const cpu::Target& target) {
+  const BestTarget& best = Best();
+  return &target == best.target ? *best.kernels : cpu::KernelsFor(target.bit);
+}
+
 lrelu_status_t FindTarget(const char* name, const cpu::Target** target) {
-  const auto& targets = cpu::RunnableTargets();
   if (name == nullptr || name[0] == '\0') {
-    *target = &targets.front();
+    *target = Best().target;
     return LRELU_STATUS_OK;
   }
+  const auto& targets = cpu::RunnableTargets();
   for (const auto& t : targets) {
     if (std::strcmp(t.name, name) == 0) {
       *target = &t;
@@ -127,7 +154,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.alpha = p.alpha;
   state.args.alpha32 = p.alpha32;
   state.args.dtype = p.dtype;
-  state.block = kLineBytes / p.elem_size;
+  state.block = kLineBytes >> __builtin_ctzll(p.elem_size);  // no division
   plan->variant = VariantName(variant);
   plan->target = target->name;
   plan->workspace_size = 0;
@@ -140,29 +167,24 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
       options.threads != 0
           ? options.threads
           : (plan->has_pool ? plan->pool.concurrency : cpu::HardwareThreads());
-  if (variant != Variant::kEmpty) {
+  if (variant != Variant::kEmpty && max_tasks > 1) {
     plan->tasks =
         cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
   }
-  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
-  const bool element_aligned = out_address % p.elem_size == 0;
-  if (variant == Variant::kContiguous && element_aligned) {
-    state.head =
-        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
-  }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
-                      element_aligned && out_bytes >= kStreamBytes;
+                      out_bytes >= kStreamBytes;
   const int dtype = cpu::DTypeIndex(p.dtype);
   const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(p.alpha)
                           : IsFiniteNonZero(p.alpha32);
-  const cpu::KernelTable& kernels = cpu::KernelsFor(target->bit);
+  const cpu::KernelTable& kernels = TableFor(*target);
   if (variant == Variant::kReference) {
-    state.kernel = &ReferenceKernel;
-  } else if (p.op == Op::kForward) {
-    state.kernel = kernels.forward[dtype][stream ? 1 : 0][finite ? 1 : 0];
+    state.kernel = state.stream_kernel = &ReferenceKernel;
   } else {
-    state.kernel = kernels.backward[dtype][stream ? 1 : 0][finite ? 1 : 0];
+    const auto& table =
+        p.op == Op::kForward ? kernels.forward : kernels.backward;
+    state.kernel = table[dtype][0][finite ? 1 : 0];
+    state.stream_kernel = table[dtype][stream ? 1 : 0][finite ? 1 : 0];
   }
   std::memcpy(plan->state, &state, sizeof(state));
   return LRELU_STATUS_OK;
@@ -171,6 +193,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
 struct TaskContext {
   const Plan* plan;
   CpuState state;
+  TaskState task;
 };
 
 void RunTask(void* context, size_t index) {
@@ -181,7 +204,7 @@ void RunTask(void* context, size_t index) {
   if (p.dense) {
     const size_t block = c.state.block;
     const cpu::Range r =
-        cpu::SplitRange(n, c.state.head, block, c.plan->tasks, index);
+        cpu::SplitRange(n, c.task.head, block, c.plan->tasks, index);
     if (r.begin >= r.end) return;
     KernelArgs args = c.state.args;
     const size_t offset = r.begin * p.elem_size;
@@ -189,7 +212,7 @@ void RunTask(void* context, size_t index) {
     args.s = static_cast<const char*>(p.s) + offset;
     args.out = static_cast<char*>(p.out) + offset;
     args.n = r.end - r.begin;
-    cpu::RunContiguous(c.state.kernel, args, p.elem_size);
+    cpu::RunContiguous(c.task.kernel, args, p.elem_size);
   } else {
     const cpu::Range r = cpu::SplitRange(n, 0, 1, c.plan->tasks, index);
     cpu::RunStrided(p, c.state.kernel, c.state.args,
@@ -199,9 +222,32 @@ void RunTask(void* context, size_t index) {
 
 lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
                           const lrelu_thread_pool_t* pool) {
-  TaskContext context{&plan, {}};
-  std::memcpy(&context.state, plan.state, sizeof(context.state));
-  if (context.state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
+  CpuState state;
+  std::memcpy(&state, plan.state, sizeof(state));
+  if (state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
+  // Streaming stores need element-aligned output. Element sizes are powers
+  // of two: masks, not divisions, on the small call's path.
+  const Problem& p = plan.problem;
+  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
+  const bool element_aligned = (out_address & (p.elem_size - 1)) == 0;
+  const Kernel kernel = element_aligned ? state.stream_kernel : state.kernel;
+  if (plan.tasks <= 1 && p.dense) {
+    // The small call's path: no task split, no context indirection.
+    cpu::DefaultFloatEnv env;
+    KernelArgs args = state.args;
+    args.v = p.v;
+    args.s = p.s;
+    args.out = p.out;
+    args.n = static_cast<size_t>(p.n);
+    cpu::RunContiguous(kernel, args, p.elem_size);
+    return LRELU_STATUS_OK;
+  }
+  TaskContext context{&plan, state, {kernel, 0}};
+  // The head aligns task boundaries to the output's cache lines.
+  if (state.variant == Variant::kContiguous && element_aligned) {
+    context.task.head =
+        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
+  }
   if (plan.tasks <= 1) {
     RunTask(&context, 0);
   } else {

@@ -1,0 +1,440 @@
+// lrelu_executor_bind: a plan re-bound to new data computes what a fresh
+// plan on that data computes, element for element the oracle's answer, for
+// every dtype, dense and strided views, in place and the gradient; misuse
+// gives a clear status and leaves the executor as it was.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lrelu/lrelu.h"
+#include "lrelu/lrelu.hpp"
+#include "reference/reference.h"
+
+namespace {
+
+constexpr lrelu_dtype_t kDTypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
+                                     LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_FLOAT64};
+
+// A layout: shape and strides (elements) shared by every operand.
+struct Layout {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // empty: C-contiguous
+  // Element offset of data within the buffer (room for negative strides).
+  int64_t origin = 0;
+  int64_t buffer_elems = 0;
+};
+
+std::vector<Layout> Layouts() {
+  return {
+      {"dense", {1024}, {}, 0, 1024},
+      {"dense-3d", {4, 5, 7}, {}, 0, 140},
+      {"scalar", {}, {}, 0, 1},
+      {"transposed", {5, 7}, {1, 5}, 0, 35},
+      {"gapped", {6, 9}, {20, 2}, 0, 120},
+      {"reversed", {3, 33}, {-40, -1}, 2 * 40 + 32, 2 * 40 + 33},
+  };
+}
+
+// One tensor's storage: a byte buffer with slack, and the view on it at a
+// byte shift (to misalign it).
+struct Storage {
+  std::vector<unsigned char> bytes;
+  size_t shift = 0;
+  void* data(const Layout& l, size_t elem) {
+    return bytes.data() + shift + static_cast<size_t>(l.origin) * elem;
+  }
+};
+
+Storage MakeStorage(const Layout& l, size_t elem, size_t shift,
+                    std::mt19937& rng) {
+  Storage s;
+  s.shift = shift;
+  s.bytes.resize(static_cast<size_t>(l.buffer_elems) * elem + 16);
+  // Random bits: every sign, NaNs, infinities, subnormals.
+  for (auto& b : s.bytes) b = static_cast<unsigned char>(rng());
+  return s;
+}
+
+lrelu_tensor_t View(const Layout& l, lrelu_dtype_t dtype, void* data) {
+  return lrelu_tensor_t{data, dtype, static_cast<int32_t>(l.shape.size()),
+                        l.shape.empty() ? nullptr : l.shape.data(),
+                        l.strides.empty() ? nullptr : l.strides.data()};
+}
+
+// Byte offsets (from data) of every element of the layout.
+std::vector<int64_t> Offsets(const Layout& l, size_t elem) {
+  std::vector<int64_t> strides = l.strides;
+  if (strides.empty()) {
+    strides.resize(l.shape.size());
+    int64_t s = 1;
+    for (size_t i = l.shape.size(); i-- > 0;) {
+      strides[i] = s;
+      s *= l.shape[i];
+    }
+  }
+  std::vector<int64_t> out = {0};
+  for (size_t d = 0; d < l.shape.size(); ++d) {
+    std::vector<int64_t> next;
+    for (int64_t o : out) {
+      for (int64_t i = 0; i < l.shape[d]; ++i) {
+        next.push_back(o + i * strides[d] * static_cast<int64_t>(elem));
+      }
+    }
+    out = next;
+  }
+  return out;
+}
+
+// Checks every element of out against the oracle on (v, s).
+void ExpectOracle(const Layout& l, lrelu_dtype_t dtype, const void* v,
+                  const void* s, const void* out, double alpha) {
+  const size_t elem = lrelu_dtype_size(dtype);
+  for (int64_t o : Offsets(l, elem)) {
+    unsigned char expected[8];
+    lrelu::reference::Apply(dtype, static_cast<const char*>(v) + o,
+                            static_cast<const char*>(s) + o, expected, 1,
+                            alpha);
+    ASSERT_EQ(std::memcmp(expected, static_cast<const char*>(out) + o, elem), 0)
+        << l.name << " " << lrelu_dtype_name(dtype) << " at byte " << o;
+  }
+}
+
+lrelu_options_t OneThread() {
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.threads = 1;
+  return o;
+}
+
+TEST(BindTest, ForwardEqualsAFreshPlan) {
+  std::mt19937 rng(7);
+  const double alpha = 0.1;
+  for (lrelu_dtype_t dtype : kDTypes) {
+    const size_t elem = lrelu_dtype_size(dtype);
+    for (const Layout& l : Layouts()) {
+      for (bool in_place : {false, true}) {
+        SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                     (in_place ? " in place" : ""));
+        Storage xa = MakeStorage(l, elem, 0, rng);
+        Storage ya = MakeStorage(l, elem, 0, rng);
+        // The new data at another alignment (one byte off: any is accepted).
+        Storage xb = MakeStorage(l, elem, 1, rng);
+        Storage yb = MakeStorage(l, elem, 1, rng);
+        Storage x_fresh = xb, y_fresh = yb;
+        Storage x_original = xb;
+        void* ya_data = in_place ? xa.data(l, elem) : ya.data(l, elem);
+        void* yb_data = in_place ? xb.data(l, elem) : yb.data(l, elem);
+        void* yf_data =
+            in_place ? x_fresh.data(l, elem) : y_fresh.data(l, elem);
+        lrelu_tensor_t tx = View(l, dtype, xa.data(l, elem));
+        lrelu_tensor_t ty = View(l, dtype, ya_data);
+        const lrelu_options_t o = OneThread();
+        size_t ws = 0;
+        lrelu_executor_t* e = nullptr;
+        ASSERT_EQ(
+            lrelu_leaky_relu_get_workspace_size(&tx, alpha, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK)
+            << lrelu_last_error();
+        const std::vector<unsigned char> ya_before = ya.bytes;
+        void* const data[] = {xb.data(l, elem), yb_data};
+        ASSERT_EQ(lrelu_executor_bind(e, data, 2), LRELU_STATUS_OK)
+            << lrelu_last_error();
+        ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+        // A fresh one-shot call on a copy of the same new data.
+        lrelu_tensor_t fx = View(l, dtype, x_fresh.data(l, elem));
+        lrelu_tensor_t fy = View(l, dtype, yf_data);
+        ASSERT_EQ(lrelu_leaky_relu(&fx, alpha, &fy, &o), LRELU_STATUS_OK);
+        EXPECT_EQ(xb.bytes, x_fresh.bytes);
+        EXPECT_EQ(yb.bytes, y_fresh.bytes);
+        EXPECT_EQ(ya.bytes, ya_before) << "the old output was written";
+        ExpectOracle(l, dtype, x_original.data(l, elem),
+                     x_original.data(l, elem), yb_data, alpha);
+        lrelu_executor_destroy(e);
+      }
+    }
+  }
+}
+
+TEST(BindTest, GradientEqualsAFreshPlan) {
+  std::mt19937 rng(11);
+  const double alpha = 0.2;
+  for (lrelu_dtype_t dtype : kDTypes) {
+    const size_t elem = lrelu_dtype_size(dtype);
+    for (const Layout& l : Layouts()) {
+      for (lrelu_grad_source_t source :
+           {LRELU_GRAD_FROM_X, LRELU_GRAD_FROM_Y}) {
+        for (bool in_place : {false, true}) {
+          SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                       (source == LRELU_GRAD_FROM_Y ? " from y" : " from x") +
+                       (in_place ? " in place" : ""));
+          Storage dya = MakeStorage(l, elem, 0, rng);
+          Storage sa = MakeStorage(l, elem, 0, rng);
+          Storage dxa = MakeStorage(l, elem, 0, rng);
+          Storage dyb = MakeStorage(l, elem, elem > 2 ? 2 : 1, rng);
+          Storage sb = MakeStorage(l, elem, 0, rng);
+          Storage dxb = MakeStorage(l, elem, 1, rng);
+          Storage dy_original = dyb, s_original = sb;
+          Storage dy_fresh = dyb, dx_fresh = dxb;
+          void* dxa_data = in_place ? dya.data(l, elem) : dxa.data(l, elem);
+          void* dxb_data = in_place ? dyb.data(l, elem) : dxb.data(l, elem);
+          void* dxf_data =
+              in_place ? dy_fresh.data(l, elem) : dx_fresh.data(l, elem);
+          lrelu_tensor_t tdy = View(l, dtype, dya.data(l, elem));
+          lrelu_tensor_t ts = View(l, dtype, sa.data(l, elem));
+          lrelu_tensor_t tdx = View(l, dtype, dxa_data);
+          const lrelu_options_t o = OneThread();
+          size_t ws = 0;
+          lrelu_executor_t* e = nullptr;
+          ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
+                        &tdy, &ts, alpha, source, &tdx, &o, &ws, &e),
+                    LRELU_STATUS_OK)
+              << lrelu_last_error();
+          void* const data[] = {dyb.data(l, elem), sb.data(l, elem), dxb_data};
+          ASSERT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_OK)
+              << lrelu_last_error();
+          ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+          lrelu_tensor_t fdy = View(l, dtype, dy_fresh.data(l, elem));
+          lrelu_tensor_t fs = View(l, dtype, sb.data(l, elem));
+          lrelu_tensor_t fdx = View(l, dtype, dxf_data);
+          ASSERT_EQ(
+              lrelu_leaky_relu_backward(&fdy, &fs, alpha, source, &fdx, &o),
+              LRELU_STATUS_OK);
+          EXPECT_EQ(dyb.bytes, dy_fresh.bytes);
+          EXPECT_EQ(dxb.bytes, dx_fresh.bytes);
+          ExpectOracle(l, dtype, dy_original.data(l, elem),
+                       s_original.data(l, elem), dxb_data, alpha);
+          lrelu_executor_destroy(e);
+        }
+      }
+    }
+  }
+}
+
+// A plan made for aligned 8 MiB tensors (non-temporal stores) and bound to
+// misaligned ones must not use the aligned-only path, and must be right.
+TEST(BindTest, LargePlanBoundToMisalignedData) {
+  const Layout l{"large", {int64_t{1} << 21}, {}, 0, int64_t{1} << 21};
+  std::mt19937 rng(3);
+  const size_t elem = 4;
+  Storage xa = MakeStorage(l, elem, 0, rng), ya = MakeStorage(l, elem, 0, rng);
+  Storage xb = MakeStorage(l, elem, 3, rng), yb = MakeStorage(l, elem, 1, rng);
+  lrelu_tensor_t tx = View(l, LRELU_DTYPE_FLOAT32, xa.data(l, elem));
+  lrelu_tensor_t ty = View(l, LRELU_DTYPE_FLOAT32, ya.data(l, elem));
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&tx, -3.0, &ty, nullptr, &ws, &e),
+      LRELU_STATUS_OK);
+  void* const data[] = {xb.data(l, elem), yb.data(l, elem)};
+  ASSERT_EQ(lrelu_executor_bind(e, data, 2), LRELU_STATUS_OK);
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  ExpectOracle(l, LRELU_DTYPE_FLOAT32, xb.data(l, elem), xb.data(l, elem),
+               yb.data(l, elem), -3.0);
+  lrelu_executor_destroy(e);
+}
+
+class BindMisuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    x_.assign(64, 1.0f);
+    y_.assign(64, 0.0f);
+    z_.assign(64, 0.0f);
+    lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+    lrelu_tensor_t ty{y_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+    size_t ws = 0;
+    ASSERT_EQ(
+        lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &e_),
+        LRELU_STATUS_OK);
+  }
+  void TearDown() override { lrelu_executor_destroy(e_); }
+  // The executor still writes where it was last bound successfully.
+  void ExpectStillBoundToY() {
+    x_[0] = -2.0f;
+    ASSERT_EQ(lrelu_execute(nullptr, 0, e_, nullptr), LRELU_STATUS_OK);
+    EXPECT_EQ(y_[0], -1.0f);
+    EXPECT_EQ(z_[0], 0.0f);
+  }
+  std::string Error() const { return lrelu_last_error(); }
+
+  int64_t shape_[1] = {64};
+  std::vector<float> x_, y_, z_;
+  lrelu_executor_t* e_ = nullptr;
+};
+
+TEST_F(BindMisuseTest, InvalidExecutors) {
+  void* const data[] = {x_.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(nullptr, data, 2),
+            LRELU_STATUS_INVALID_EXECUTOR);
+  int foreign = 0;
+  EXPECT_EQ(lrelu_executor_bind(reinterpret_cast<lrelu_executor_t*>(&foreign),
+                                data, 2),
+            LRELU_STATUS_INVALID_EXECUTOR);
+  // One byte into a live executor is not an executor either.
+  EXPECT_EQ(lrelu_executor_bind(reinterpret_cast<lrelu_executor_t*>(
+                                    reinterpret_cast<char*>(e_) + 1),
+                                data, 2),
+            LRELU_STATUS_INVALID_EXECUTOR);
+  ExpectStillBoundToY();
+}
+
+TEST_F(BindMisuseTest, DestroyedExecutor) {
+  lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  lrelu_tensor_t ty{z_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* other = nullptr;
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &other),
+      LRELU_STATUS_OK);
+  lrelu_executor_destroy(other);
+  void* const data[] = {x_.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(other, data, 2), LRELU_STATUS_INVALID_EXECUTOR);
+  EXPECT_NE(Error().find("destroyed"), std::string::npos) << Error();
+}
+
+TEST_F(BindMisuseTest, WrongCountOrNoArray) {
+  void* const data[] = {x_.data(), z_.data(), y_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e_, data, 3), LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(Error().find("needs 2 data pointers"), std::string::npos)
+      << Error();
+  EXPECT_EQ(lrelu_executor_bind(e_, data, 1), LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(lrelu_executor_bind(e_, nullptr, 2), LRELU_STATUS_INVALID_ARGUMENT);
+  ExpectStillBoundToY();
+}
+
+TEST_F(BindMisuseTest, NullData) {
+  void* const no_y[] = {x_.data(), nullptr};
+  EXPECT_EQ(lrelu_executor_bind(e_, no_y, 2), LRELU_STATUS_NULL_DATA);
+  EXPECT_NE(Error().find("y is NULL"), std::string::npos) << Error();
+  void* const no_x[] = {nullptr, z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e_, no_x, 2), LRELU_STATUS_NULL_DATA);
+  ExpectStillBoundToY();
+}
+
+TEST_F(BindMisuseTest, OverlapThePlanDidNotAssume) {
+  // Planned disjoint: x and y may not share memory now, not even exactly.
+  void* const same[] = {x_.data(), x_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e_, same, 2), LRELU_STATUS_OVERLAP);
+  EXPECT_NE(Error().find("disjoint"), std::string::npos) << Error();
+  void* const shifted[] = {x_.data(), x_.data() + 1};
+  EXPECT_EQ(lrelu_executor_bind(e_, shifted, 2), LRELU_STATUS_OVERLAP);
+  ExpectStillBoundToY();
+}
+
+TEST_F(BindMisuseTest, InPlacePlanNeedsInPlaceData) {
+  lrelu_tensor_t tz{z_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&tz, 0.5, &tz, nullptr, &ws, &e),
+      LRELU_STATUS_OK);
+  void* const disjoint[] = {x_.data(), y_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, disjoint, 2), LRELU_STATUS_OVERLAP);
+  EXPECT_NE(Error().find("in place"), std::string::npos) << Error();
+  void* const in_place[] = {y_.data(), y_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, in_place, 2), LRELU_STATUS_OK);
+  lrelu_executor_destroy(e);
+}
+
+TEST_F(BindMisuseTest, GradientOverlapOfSource) {
+  lrelu_tensor_t tdy{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  lrelu_tensor_t ts{y_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  lrelu_tensor_t tdx{z_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
+                &tdy, &ts, 0.5, LRELU_GRAD_FROM_X, &tdx, nullptr, &ws, &e),
+            LRELU_STATUS_OK);
+  void* const two[] = {x_.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, two, 2), LRELU_STATUS_INVALID_ARGUMENT);
+  void* const s_is_dx[] = {x_.data(), z_.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, s_is_dx, 3), LRELU_STATUS_OVERLAP);
+  // Inputs may share memory with each other.
+  void* const dy_is_s[] = {x_.data(), x_.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, dy_is_s, 3), LRELU_STATUS_OK);
+  lrelu_executor_destroy(e);
+}
+
+TEST_F(BindMisuseTest, EmptyTensorsTakeAnyPointer) {
+  int64_t zero[1] = {0};
+  lrelu_tensor_t t{nullptr, LRELU_DTYPE_FLOAT32, 1, zero, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&t, 0.5, &t, nullptr, &ws, &e),
+            LRELU_STATUS_OK);
+  void* const none[] = {nullptr, nullptr};
+  EXPECT_EQ(lrelu_executor_bind(e, none, 2), LRELU_STATUS_OK);
+  EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  lrelu_executor_destroy(e);
+}
+
+TEST_F(BindMisuseTest, PreluExecutorsAreNotRebindable) {
+  std::vector<float> alpha = {0.25f};
+  int64_t one[1] = {1};
+  lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  lrelu_tensor_t ta{alpha.data(), LRELU_DTYPE_FLOAT32, 1, one, nullptr};
+  lrelu_tensor_t ty{y_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr, &ws, &e),
+            LRELU_STATUS_OK);
+  void* const data[] = {x_.data(), alpha.data(), z_.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_NE(Error().find("plan again"), std::string::npos) << Error();
+  lrelu_executor_destroy(e);
+}
+
+// Many executors alive at once (several slabs), each still valid, and every
+// one of them refused after destruction.
+TEST(BindTest, ManyExecutors) {
+  std::vector<float> x(8, -1.0f), y(8, 0.0f);
+  int64_t shape[1] = {8};
+  lrelu_tensor_t tx{x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_tensor_t ty{y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  std::vector<lrelu_executor_t*> all(300);
+  for (auto& e : all) {
+    size_t ws = 0;
+    ASSERT_EQ(
+        lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &e),
+        LRELU_STATUS_OK);
+  }
+  for (auto* e : all) {
+    ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  }
+  EXPECT_EQ(y[0], -0.5f);
+  for (auto* e : all) lrelu_executor_destroy(e);
+  for (auto* e : all) {
+    EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr),
+              LRELU_STATUS_INVALID_EXECUTOR);
+  }
+}
+
+// The C++ wrapper: Executor::bind for both passes, errors as exceptions.
+TEST(BindTest, CppWrapper) {
+  std::vector<float> xa(16, -1.0f), ya(16), xb(16, -4.0f), yb(16);
+  auto e = lrelu::Executor::forward(
+      lrelu::TensorView(xa.data(), lrelu::DType::kFloat32, {16}), 0.5,
+      lrelu::TensorView(ya.data(), lrelu::DType::kFloat32, {16}));
+  e.bind(xb.data(), yb.data());
+  e.execute();
+  EXPECT_EQ(yb[15], -2.0f);
+  EXPECT_EQ(ya[15], 0.0f);
+  EXPECT_THROW(e.bind(xb.data(), xb.data()), lrelu::Error);
+  std::vector<float> dy(16, 3.0f), dx(16);
+  auto g = lrelu::Executor::backward(
+      lrelu::TensorView(dy.data(), lrelu::DType::kFloat32, {16}),
+      lrelu::TensorView(xa.data(), lrelu::DType::kFloat32, {16}), 0.5,
+      lrelu::GradSource::kFromX,
+      lrelu::TensorView(dx.data(), lrelu::DType::kFloat32, {16}));
+  std::vector<float> dx2(16);
+  g.bind(dy.data(), xb.data(), dx2.data());
+  g.execute();
+  EXPECT_EQ(dx2[0], 1.5f);
+  EXPECT_EQ(dx[0], 0.0f);
+}
+
+}  // namespace

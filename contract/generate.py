@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bits as B  # pylint: disable=wrong-import-position
 import cases as C  # pylint: disable=wrong-import-position
 import documents as D  # pylint: disable=wrong-import-position
+import package_files as P  # pylint: disable=wrong-import-position
 import webgpu as W  # pylint: disable=wrong-import-position
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,25 +100,8 @@ def main():
 
   texts, test_cases = build_files()
   if args.check:
-    stale = []
-    for name in FILES:
-      path = os.path.join(args.out, name)
-      try:
-        with open(path, "rb") as f:
-          if f.read() != texts[name].encode("ascii"):
-            stale.append(name)
-      except FileNotFoundError:
-        stale.append(name)
-    if stale:
-      print("stale: %s (run contract/generate.py)" % ", ".join(stale))
-      return 1
-    print("contract files are up to date")
-    return 0
-
-  os.makedirs(args.out, exist_ok=True)
-  for name in FILES:
-    with open(os.path.join(args.out, name), "wb") as f:
-      f.write(texts[name].encode("ascii"))
+    return P.check(texts, FILES, args.out, "contract/generate.py")
+  P.write(texts, FILES, args.out)
   print("wrote %s: %s" % (args.out, ", ".join(
       "%s (%d bytes)" % (n, len(texts[n])) for n in FILES)))
   print(count_table(test_cases))

@@ -2,12 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "data.h"
+#include "lrelu/kernel.hpp"
 
 namespace lrelu_bench {
 namespace {
@@ -59,19 +58,22 @@ bool ParseSize(const std::string& s, size_t* n) {
   return *n > 0;
 }
 
-// The 1-d forward sizes that contract/v1/bench.json lists.
+// The 1-d forward sizes that contract/v1/bench.json lists, read through the
+// contract library's parser (the package compiled into liblrelu_contract).
 bool ContractSizes(std::vector<size_t>* sizes) {
-  std::ifstream in(LRELU_BENCH_CONTRACT_JSON);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", LRELU_BENCH_CONTRACT_JSON);
-    return false;
-  }
-  const nlohmann::json doc = nlohmann::json::parse(in);
   std::set<size_t> unique;
-  for (const auto& c : doc.at("cases")) {
-    if (c.value("category", "") == "1d" && c.value("op", "") == "forward") {
-      unique.insert(c.at("elements").get<size_t>());
+  try {
+    for (const lrelu::BenchCase& c :
+         lrelu::get_kernel("ai.onnx.LeakyRelu", LRELU_CONTRACT_VERSION)
+             .bench_cases()) {
+      if (c.category == "1d" && c.op == "forward") {
+        unique.insert(static_cast<size_t>(c.elements));
+      }
     }
+  } catch (const lrelu::Error& e) {
+    std::fprintf(stderr, "cannot read the contract's bench cases: %s\n",
+                 e.what());
+    return false;
   }
   sizes->assign(unique.begin(), unique.end());
   return !sizes->empty();

@@ -21,6 +21,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bits as B  # pylint: disable=wrong-import-position
+import package_files as P  # pylint: disable=wrong-import-position
 
 def _load(name, path):
   """Imports a file as a module under its own name (both generators are
@@ -278,23 +279,8 @@ def main():
   args = parser.parse_args()
   texts = build_files()
   if args.check:
-    stale = []
-    for name in FILES:
-      try:
-        with open(os.path.join(args.out, name), "rb") as f:
-          if f.read() != texts[name].encode():
-            stale.append(name)
-      except FileNotFoundError:
-        stale.append(name)
-    if stale:
-      print("stale: %s (run contract/prelu/generate.py)" % ", ".join(stale))
-      return 1
-    print("contract files are up to date")
-    return 0
-  os.makedirs(args.out, exist_ok=True)
-  for name in FILES:
-    with open(os.path.join(args.out, name), "wb") as f:
-      f.write(texts[name].encode())
+    return P.check(texts, FILES, args.out, "contract/prelu/generate.py")
+  P.write(texts, FILES, args.out)
   print("wrote %s (%d cases)" % (args.out, texts["test.json"].count('"op"')))
   return 0
 

@@ -1,5 +1,7 @@
-// The operator contract package (contract/v1: manifest, test cases, bench
-// cases, metadata) as a library object, in the style of
+// The operator contract packages (contract/v1 for ai.onnx.LeakyRelu and
+// contract/prelu/v1 for ai.onnx.PRelu: manifest, test cases, bench cases,
+// metadata) as library objects of liblrelu_contract, a library built on
+// liblrelu's public API only, in the style of
 // @huggingface/kernels: load a kernel by id and contract version (or pinned
 // by the sha256 of its manifest), call it as kernel({x}) -> {y}, and run its
 // correctness cases against any variant.
@@ -22,23 +24,31 @@
 #include <string_view>
 #include <vector>
 
-#include "lrelu/export.h"
+#include "lrelu/contract_export.h"
 #include "lrelu/lrelu.hpp"
 
 namespace lrelu {
 
-// One correctness case of test.json (docs/contract.md, "test.json").
+// One correctness case of test.json (docs/contract.md, "test.json"; the
+// PRelu package's format in docs/prelu.md).
 struct TestCase {
   std::string id;        // stable, e.g. "forward/float16/special/alpha=0.01"
   std::string category;  // "seed", "special", "rounding", "gradient", ...
   std::string op;        // "forward" or "backward"
+  // The operator the case is for: "ai.onnx.LeakyRelu" (alpha a scalar
+  // attribute) or "ai.onnx.PRelu" (alpha an input tensor "alpha", and for
+  // backward a second output "dalpha", both of alpha_dtype and alpha_shape).
+  std::string kernel_id = "ai.onnx.LeakyRelu";
   DType dtype = DType::kFloat32;
-  std::vector<int64_t> shape;   // empty: rank 0, one element
+  std::vector<int64_t> shape;           // empty: rank 0, one element
+  DType alpha_dtype = DType::kFloat32;  // PRelu only
+  std::vector<int64_t> alpha_shape;     // PRelu only; broadcasts to shape
   std::optional<double> alpha;  // nullopt: no alpha given (default 0.01)
   GradSource grad_source = GradSource::kFromX;  // backward only
   // Bit patterns of the storage type, flat in C order, widened to 64 bits.
   // forward: inputs {x}, expected {y}; backward: inputs {dy, x} or {dy, y}
-  // (by grad_source), expected {dx}.
+  // (by grad_source), expected {dx}. PRelu: inputs {x, alpha} / {dy, x,
+  // alpha}, expected {y} / {dx, dalpha}.
   std::map<std::string, std::vector<uint64_t>> inputs;
   std::map<std::string, std::vector<uint64_t>> expected;
   // Per output, flat indices where any NaN passes: the product made a NaN.
@@ -52,6 +62,17 @@ struct TestCase {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     return n;
+  }
+  // Shape and dtype of the named tensor: alpha_* for PRelu's "alpha" and
+  // "dalpha", shape and dtype for every other.
+  bool is_alpha_tensor(const std::string& name) const {
+    return name == "alpha" || name == "dalpha";
+  }
+  const std::vector<int64_t>& shape_of(const std::string& name) const {
+    return is_alpha_tensor(name) ? alpha_shape : shape;
+  }
+  DType dtype_of(const std::string& name) const {
+    return is_alpha_tensor(name) ? alpha_dtype : dtype;
   }
 };
 
@@ -84,7 +105,7 @@ struct KernelMetadata {
 };
 
 // A loaded, verified contract package. Cheap to copy (shared, immutable).
-class LRELU_API Kernel {
+class LRELU_CONTRACT_API Kernel {
  public:
   struct Impl;  // internal
   explicit Kernel(std::shared_ptr<const Impl> impl);
@@ -122,31 +143,33 @@ struct KernelRef {
   int contract_version = 0;
   std::string manifest_sha256;
 };
-LRELU_API std::vector<KernelRef> available_kernels();
+LRELU_CONTRACT_API std::vector<KernelRef> available_kernels();
 
 // The compiled-in kernel `id` ("ai.onnx.LeakyRelu") at `contract_version`
 // (1): follows that version's fixes, like @huggingface/kernels' version: 1.
-LRELU_API Kernel get_kernel(std::string_view id, int contract_version);
+LRELU_CONTRACT_API Kernel get_kernel(std::string_view id, int contract_version);
 
 // The compiled-in kernel `id` whose manifest.json has exactly this sha256
 // (64 hex digits, any case): pins the exact contract bytes.
-LRELU_API Kernel get_kernel_pinned(std::string_view id,
-                                   std::string_view manifest_sha256);
+LRELU_CONTRACT_API Kernel get_kernel_pinned(std::string_view id,
+                                            std::string_view manifest_sha256);
 
 // Reads manifest.json, test.json, bench.json and metadata.json from `dir`
 // and checks every file against the sha256 and size in metadata.json, so a
 // modified file is refused. The package's contract version must be one this
 // library implements (lrelu::contract_version()).
-LRELU_API Kernel load_kernel_from_dir(const std::string& dir);
+LRELU_CONTRACT_API Kernel load_kernel_from_dir(const std::string& dir);
 
 // Parses a test.json document (the package's own, or one made elsewhere in
-// the same format, e.g. ONNX's node tests converted).
-LRELU_API std::vector<TestCase> parse_test_cases(std::string_view test_json);
+// the same format, e.g. ONNX's node tests converted). A document whose "id"
+// is "ai.onnx.PRelu" is read in the PRelu package's format.
+LRELU_CONTRACT_API std::vector<TestCase> parse_test_cases(
+    std::string_view test_json);
 
 // Parses a bench.json document (the package's own format; no header or
 // digest checks, so a hand-made file works). `where` names the document in
 // error messages.
-LRELU_API std::vector<BenchCase> parse_bench_cases(
+LRELU_CONTRACT_API std::vector<BenchCase> parse_bench_cases(
     std::string_view bench_json, const std::string& where = "bench cases");
 
 // ---------------------------------------------------------------------------
@@ -182,9 +205,10 @@ using CaseFunction = std::function<void(
     const std::map<std::string, TensorView>& outputs,
     const RunOptions& options)>;
 
-// The CaseFunction that calls lrelu::leaky_relu / leaky_relu_backward with
-// run_options.options.
-LRELU_API void run_case_with_library(
+// The CaseFunction that calls lrelu::leaky_relu / leaky_relu_backward (or,
+// for a PRelu case, lrelu::prelu / prelu_backward: the public lrelu_prelu C
+// ABI) with run_options.options.
+LRELU_CONTRACT_API void run_case_with_library(
     const TestCase& test_case, const std::map<std::string, TensorView>& inputs,
     const std::map<std::string, TensorView>& outputs,
     const RunOptions& run_options);
@@ -194,16 +218,16 @@ LRELU_API void run_case_with_library(
 // case's anynan indices), the inputs untouched (unless in place), the
 // strided gaps untouched, and, for an expected error, that the call failed
 // with that status and wrote nothing.
-LRELU_API CaseResult run_case(const TestCase& test_case,
-                              const RunOptions& run_options = RunOptions(),
-                              const CaseFunction& compute = CaseFunction());
+LRELU_CONTRACT_API CaseResult run_case(
+    const TestCase& test_case, const RunOptions& run_options = RunOptions(),
+    const CaseFunction& compute = CaseFunction());
 
-LRELU_API std::vector<CaseResult> run_cases(
+LRELU_CONTRACT_API std::vector<CaseResult> run_cases(
     const std::vector<TestCase>& cases,
     const RunOptions& run_options = RunOptions(),
     const CaseFunction& compute = CaseFunction());
 
-LRELU_API std::vector<CaseResult> run_cases(
+LRELU_CONTRACT_API std::vector<CaseResult> run_cases(
     const Kernel& kernel, const RunOptions& run_options = RunOptions(),
     const CaseFunction& compute = CaseFunction());
 

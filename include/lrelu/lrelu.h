@@ -175,7 +175,7 @@ typedef struct lrelu_options {
    * (or the thread pool's concurrency). Small calls stay on the calling
    * thread whatever this says. */
   size_t threads;
-  /** Pool to run tasks on; NULL = lrelu's own pthreadpool. */
+  /** Pool to run tasks on; NULL = lrelu's own pool. */
   const lrelu_thread_pool_t* thread_pool;
   /** Force a kernel variant: NULL or "auto" picks (see lrelu_variant_name);
    * otherwise "reference", "contiguous" or "strided". */

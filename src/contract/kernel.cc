@@ -9,6 +9,7 @@
 #include "embedded.h"
 #include "kernel_impl.h"
 #include "package.h"
+#include "prelu_package.h"
 
 namespace lrelu {
 namespace {
@@ -17,13 +18,14 @@ namespace {
   throw Error(LRELU_STATUS_INVALID_ARGUMENT, message);
 }
 
-// The compiled-in packages, "v1/manifest.json" etc. grouped by directory.
+// The compiled-in packages, "v1/manifest.json", "prelu/v1/test.json" etc.
+// grouped by directory.
 std::map<std::string, contract::Files> EmbeddedPackages() {
   std::map<std::string, contract::Files> packages;
   for (std::size_t i = 0; i < contract::kEmbeddedFileCount; ++i) {
     const contract::EmbeddedFile& f = contract::kEmbeddedFiles[i];
     const std::string path = f.path;
-    const std::size_t slash = path.find('/');
+    const std::size_t slash = path.rfind('/');
     if (slash == std::string::npos) continue;
     packages[path.substr(0, slash)][path.substr(slash + 1)] =
         std::string(reinterpret_cast<const char*>(f.data), f.size);
@@ -115,14 +117,26 @@ std::map<std::string, Tensor> Kernel::operator()(
     const std::map<std::string, double>& attributes,
     const Options& options) const {
   const Impl& k = *impl_;
+  const bool is_prelu = k.id == contract::kPreluId;
   for (const auto& kv : inputs) {
-    if (kv.first != "x") {
+    if (kv.first != "x" && !(is_prelu && kv.first == "alpha")) {
       Fail("unknown input '" + kv.first + "' for " + k.id +
            " (inputs: " + Join(k.input_names) + ")");
     }
   }
   const auto x = inputs.find("x");
   if (x == inputs.end()) Fail("missing input 'x' for " + k.id);
+  std::map<std::string, Tensor> outputs;
+  if (is_prelu) {
+    const auto alpha = inputs.find("alpha");
+    if (alpha == inputs.end()) Fail("missing input 'alpha' for " + k.id);
+    if (!attributes.empty()) {
+      Fail("unknown attribute '" + attributes.begin()->first + "' for " + k.id +
+           " (it has none: alpha is an input)");
+    }
+    outputs.emplace("y", prelu(x->second, alpha->second, options));
+    return outputs;
+  }
   double alpha = k.default_alpha;
   for (const auto& kv : attributes) {
     if (kv.first != "alpha") {
@@ -131,7 +145,6 @@ std::map<std::string, Tensor> Kernel::operator()(
     }
     alpha = kv.second;
   }
-  std::map<std::string, Tensor> outputs;
   outputs.emplace("y", leaky_relu(x->second, alpha, options));
   return outputs;
 }

@@ -10,15 +10,11 @@
 
 #include "bits.h"
 #include "embedded.h"
+#include "package_json.h"
+#include "prelu_package.h"
 #include "sha256.h"
 
 namespace lrelu::contract {
-namespace {
-
-using nlohmann::json;
-
-const char* const kRequiredFiles[] = {"manifest.json", "test.json",
-                                      "bench.json", "metadata.json"};
 
 [[noreturn]] void Fail(const std::string& message) {
   throw Error(LRELU_STATUS_INVALID_ARGUMENT, message);
@@ -31,6 +27,11 @@ json Parse(std::string_view text, const std::string& where) {
     Fail(where + ": not valid JSON: " + e.what());
   }
 }
+
+namespace {
+
+const char* const kRequiredFiles[] = {"manifest.json", "test.json",
+                                      "bench.json", "metadata.json"};
 
 double DoubleFromBits(uint64_t bits) {
   double d;
@@ -81,6 +82,8 @@ GradSource ParseGradSource(const json& attributes, const std::string& where) {
   Fail(where + ": grad_source must be 'x' or 'y', not '" + s + "'");
 }
 
+}  // namespace
+
 DType ParseDType(const json& j, const std::string& where) {
   const std::string name = j.get<std::string>();
   const auto d = DTypeFromName(name);
@@ -119,6 +122,8 @@ std::vector<uint64_t> ParseTensor(const json& j, DType dtype, int64_t numel,
     bits.push_back(ParseBits(e.get<std::string>(), dtype));
   return bits;
 }
+
+namespace {
 
 void CheckNames(const std::map<std::string, std::vector<uint64_t>>& tensors,
                 std::vector<std::string> want, const std::string& where) {
@@ -215,17 +220,6 @@ BenchCase ParseBenchCase(const json& j, const std::string& where_doc) {
   return b;
 }
 
-// Runs `parse` and turns nlohmann's exceptions (a missing key, a wrong type)
-// into lrelu::Error that names the file.
-template <typename F>
-auto Guard(const std::string& where, F parse) -> decltype(parse()) {
-  try {
-    return parse();
-  } catch (const json::exception& e) {
-    Fail(where + ": " + e.what());
-  }
-}
-
 std::vector<TestCase> CasesFromJson(const json& doc, const std::string& where) {
   return Guard(where, [&] {
     std::vector<TestCase> cases;
@@ -239,6 +233,8 @@ std::vector<TestCase> CasesFromJson(const json& doc, const std::string& where) {
     return cases;
   });
 }
+
+}  // namespace
 
 void CheckHeader(const json& doc, const char* id_key, const std::string& id,
                  int version, const std::string& where) {
@@ -286,8 +282,6 @@ void VerifyDigests(const json& metadata, const Files& files,
   }
 }
 
-}  // namespace
-
 std::vector<std::string> ListedTemplates(std::string_view metadata_json,
                                          const std::string& where) {
   const std::string where_meta = where + "/metadata.json";
@@ -309,7 +303,14 @@ std::vector<std::string> ListedTemplates(std::string_view metadata_json,
 
 std::vector<TestCase> ParseTestCases(std::string_view text,
                                      const std::string& where) {
-  return CasesFromJson(Parse(text, where), where);
+  const json doc = Parse(text, where);
+  // A PRelu document names its operator under "id" (LeakyRelu's under
+  // "kernel").
+  if (doc.is_object() && doc.contains("id") && doc.at("id").is_string() &&
+      doc.at("id").get<std::string>() == kPreluId) {
+    return PreluCasesFromJson(doc, where);
+  }
+  return CasesFromJson(doc, where);
 }
 
 std::vector<BenchCase> BenchCasesFromJson(const json& doc,
@@ -332,6 +333,15 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
                                                 const std::string& origin) {
   for (const char* name : kRequiredFiles) {
     if (files.find(name) == files.end()) Fail(origin + ": no " + name);
+  }
+  {
+    // The PRelu package has a format of its own (prelu_package.cc).
+    const std::string where = origin + "/manifest.json";
+    const json manifest = Parse(files["manifest.json"], where);
+    const bool prelu = Guard(where, [&] {
+      return manifest.at("id").get<std::string>() == kPreluId;
+    });
+    if (prelu) return BuildPreluKernel(std::move(files), origin);
   }
   auto impl = std::make_shared<Kernel::Impl>();
   KernelMetadata& meta = impl->metadata;

@@ -37,39 +37,49 @@ std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
-Laid Lay(const TestCase& c, bool strided) {
+int64_t Numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Lays out the case's tensor `name` (its shape and dtype: TestCase::shape_of,
+// dtype_of).
+Laid Lay(const TestCase& c, const std::string& name, bool strided) {
   Laid t;
-  const int64_t n = c.numel();
+  const std::vector<int64_t>& shape = c.shape_of(name);
+  const DType dtype = c.dtype_of(name);
+  const int64_t n = Numel(shape);
   // Rank 0 has no strides to spread; it stays one element.
-  const int64_t spread = strided && !c.shape.empty() ? 2 : 1;
-  std::vector<int64_t> strides = ContiguousStrides(c.shape);
+  const int64_t spread = strided && !shape.empty() ? 2 : 1;
+  std::vector<int64_t> strides = ContiguousStrides(shape);
   if (spread != 1) {
     for (int64_t& s : strides) s *= spread;
     t.strides = strides;
   }
   t.offsets.resize(static_cast<std::size_t>(n));
-  std::vector<int64_t> index(c.shape.size(), 0);
+  std::vector<int64_t> index(shape.size(), 0);
   for (int64_t i = 0; i < n; ++i) {
     int64_t offset = 0;
     for (std::size_t k = 0; k < index.size(); ++k)
       offset += index[k] * strides[k];
     t.offsets[static_cast<std::size_t>(i)] = offset;
     for (std::size_t k = index.size(); k-- > 0;) {
-      if (++index[k] < c.shape[k]) break;
+      if (++index[k] < shape[k]) break;
       index[k] = 0;
     }
   }
   const std::size_t elements = static_cast<std::size_t>(n * spread);
-  t.storage.resize(elements * dtype_size(c.dtype));
+  t.storage.resize(elements * dtype_size(dtype));
   for (std::size_t i = 0; i < elements; ++i) {
-    contract::StoreBits(t.storage.data(), i, kSentinel, c.dtype);
+    contract::StoreBits(t.storage.data(), i, kSentinel, dtype);
   }
   return t;
 }
 
-TensorView ViewOf(Laid& t, const TestCase& c) {
-  return TensorView(t.storage.empty() ? nullptr : t.storage.data(), c.dtype,
-                    c.shape, t.strides);
+TensorView ViewOf(Laid& t, const TestCase& c, const std::string& name) {
+  return TensorView(t.storage.empty() ? nullptr : t.storage.data(),
+                    c.dtype_of(name), c.shape_of(name), t.strides);
 }
 
 std::string StatusName(lrelu_status_t s) { return lrelu_status_string(s); }
@@ -83,6 +93,7 @@ lrelu_status_t ExpectedStatus(const std::string& expected_error) {
 void CompareOutput(const TestCase& c, const std::string& name, const Laid& t,
                    std::ostringstream* problems) {
   const std::vector<uint64_t>& want = c.expected.at(name);
+  const DType dtype = c.dtype_of(name);
   static const std::vector<int64_t> kNone;
   const auto nan_it = c.anynan.find(name);
   const std::vector<int64_t>& anynan =
@@ -90,18 +101,16 @@ void CompareOutput(const TestCase& c, const std::string& name, const Laid& t,
   std::size_t bad = 0, shown = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     const uint64_t got = contract::LoadBits(
-        t.storage.data(), static_cast<std::size_t>(t.offsets[i]), c.dtype);
+        t.storage.data(), static_cast<std::size_t>(t.offsets[i]), dtype);
     const bool any_nan = std::binary_search(anynan.begin(), anynan.end(),
                                             static_cast<int64_t>(i));
-    const bool ok =
-        any_nan ? contract::IsNaNBits(got, c.dtype) : got == want[i];
+    const bool ok = any_nan ? contract::IsNaNBits(got, dtype) : got == want[i];
     if (ok) continue;
     ++bad;
     if (shown++ < 3) {
       *problems << " " << name << "[" << i << "]: expected "
-                << (any_nan ? "any NaN"
-                            : contract::FormatBits(want[i], c.dtype))
-                << ", got " << contract::FormatBits(got, c.dtype) << ";";
+                << (any_nan ? "any NaN" : contract::FormatBits(want[i], dtype))
+                << ", got " << contract::FormatBits(got, dtype) << ";";
     }
   }
   if (bad > 0) {
@@ -114,12 +123,12 @@ void CompareOutput(const TestCase& c, const std::string& name, const Laid& t,
 // hold the sentinel.
 void CheckGaps(const TestCase& c, const std::string& name, const Laid& t,
                std::ostringstream* problems) {
+  const DType dtype = c.dtype_of(name);
   const std::set<int64_t> owned(t.offsets.begin(), t.offsets.end());
-  const std::size_t elements = t.storage.size() / dtype_size(c.dtype);
+  const std::size_t elements = t.storage.size() / dtype_size(dtype);
   for (std::size_t i = 0; i < elements; ++i) {
     if (owned.count(static_cast<int64_t>(i)) != 0) continue;
-    if (contract::LoadBits(t.storage.data(), i, c.dtype) !=
-        SentinelOf(c.dtype)) {
+    if (contract::LoadBits(t.storage.data(), i, dtype) != SentinelOf(dtype)) {
       *problems << " wrote into a gap of " << name << " (element " << i
                 << " of the buffer);";
       return;
@@ -133,6 +142,17 @@ void run_case_with_library(const TestCase& c,
                            const std::map<std::string, TensorView>& inputs,
                            const std::map<std::string, TensorView>& outputs,
                            const RunOptions& run_options) {
+  if (c.kernel_id == "ai.onnx.PRelu") {
+    if (c.op == "forward") {
+      prelu(inputs.at("x"), inputs.at("alpha"), outputs.at("y"),
+            run_options.options);
+    } else {
+      prelu_backward(inputs.at("dy"), inputs.at("x"), inputs.at("alpha"),
+                     &outputs.at("dx"), &outputs.at("dalpha"),
+                     run_options.options);
+    }
+    return;
+  }
   const double alpha = c.alpha.value_or(kDefaultAlpha);
   if (c.op == "forward") {
     leaky_relu(inputs.at("x"), outputs.at("y"), alpha, run_options.options);
@@ -150,20 +170,29 @@ CaseResult run_case(const TestCase& c, const RunOptions& run_options,
   const bool strided = run_options.layout == CaseLayout::kStrided ||
                        (run_options.layout == CaseLayout::kAuto &&
                         run_options.options.variant == "strided");
+  // The output that may alias an input (y = x, dx = dy); PRelu's dalpha is
+  // a second output that never does.
   const std::string out_name = c.op == "forward" ? "y" : "dx";
   const std::string aliased = c.op == "forward" ? "x" : "dy";
+  std::vector<std::string> extra_outputs;
+  if (c.kernel_id == "ai.onnx.PRelu" && c.op == "backward") {
+    extra_outputs.push_back("dalpha");
+  }
 
   std::map<std::string, Laid> laid;
   for (const auto& kv : c.inputs) {
-    Laid t = Lay(c, strided);
+    Laid t = Lay(c, kv.first, strided);
     for (std::size_t i = 0; i < kv.second.size(); ++i) {
       contract::StoreBits(t.storage.data(),
                           static_cast<std::size_t>(t.offsets[i]), kv.second[i],
-                          c.dtype);
+                          c.dtype_of(kv.first));
     }
     laid.emplace(kv.first, std::move(t));
   }
-  if (!run_options.in_place) laid.emplace(out_name, Lay(c, strided));
+  if (!run_options.in_place) laid.emplace(out_name, Lay(c, out_name, strided));
+  for (const std::string& name : extra_outputs) {
+    laid.emplace(name, Lay(c, name, strided));
+  }
   // What every buffer held before the call: inputs must not change (except
   // one updated in place), and a refused call must write nothing.
   std::map<std::string, std::vector<unsigned char>> before;
@@ -171,9 +200,12 @@ CaseResult run_case(const TestCase& c, const RunOptions& run_options,
 
   std::map<std::string, TensorView> inputs, outputs;
   for (const auto& kv : c.inputs)
-    inputs[kv.first] = ViewOf(laid.at(kv.first), c);
+    inputs[kv.first] = ViewOf(laid.at(kv.first), c, kv.first);
   const std::string out_buffer = run_options.in_place ? aliased : out_name;
-  outputs[out_name] = ViewOf(laid.at(out_buffer), c);
+  outputs[out_name] = ViewOf(laid.at(out_buffer), c, out_name);
+  for (const std::string& name : extra_outputs) {
+    outputs[name] = ViewOf(laid.at(name), c, name);
+  }
 
   std::ostringstream problems;
   bool refused = false;
@@ -212,8 +244,11 @@ CaseResult run_case(const TestCase& c, const RunOptions& run_options,
     problems << " call failed: " << StatusName(status) << ": " << what << ";";
   } else {
     CompareOutput(c, out_name, laid.at(out_buffer), &problems);
+    for (const std::string& name : extra_outputs) {
+      CompareOutput(c, name, laid.at(name), &problems);
+    }
     for (const auto& kv : laid) {
-      if (kv.first == out_buffer) {
+      if (kv.first == out_buffer || outputs.count(kv.first) != 0) {
         CheckGaps(c, kv.first, kv.second, &problems);
       } else if (kv.second.storage != before.at(kv.first)) {
         problems << " input " << kv.first << " changed;";

@@ -11,6 +11,10 @@ from cli_util import run
 
 TEST_JSON = os.path.join(os.path.dirname(__file__), "..", "..", "contract",
                          "v1", "test.json")
+# `lrelu test` runs the PRelu package's cases too (CPU only: on a device
+# backend they count as skipped).
+PRELU_TEST_JSON = os.path.join(os.path.dirname(__file__), "..", "..",
+                               "contract", "prelu", "v1", "test.json")
 CLOSING = re.compile(r"(\d+) passed, (\d+) failed(?:, (\d+) skipped)?")
 RUNS = re.compile(r"(\d+) configurations x (\d+) cases: (\d+) runs passed, "
                   r"(\d+) failed(?:, (\d+) skipped)?")
@@ -22,6 +26,16 @@ CPU_RUNS_PER_TARGET = 10
 def contract_cases():
     with open(TEST_JSON) as f:
         return json.load(f)
+
+
+def prelu_count():
+    with open(PRELU_TEST_JSON) as f:
+        return len(json.load(f)["cases"])
+
+
+def all_count():
+    """Cases `lrelu test` runs by default: LeakyRelu's and PRelu's."""
+    return len(contract_cases()["cases"]) + prelu_count()
 
 
 def info(lrelu):
@@ -62,10 +76,13 @@ def flip_first_expected_bit(case):
 
 def test_default_runs_every_cpu_variant(lrelu_path):
     result, (passed, failed, skipped), runs = run_test(lrelu_path)
-    n = len(contract_cases()["cases"])
+    n = all_count()
     assert result.returncode == 0 and result.stderr == ""
     assert (passed, failed, skipped) == (n, 0, 0)
-    assert runs == (CPU_RUNS_PER_TARGET, n, CPU_RUNS_PER_TARGET * n, 0, 0)
+    # PReLU's cases skip the forced contiguous variant (two runs).
+    prelu_skips = 2 * prelu_count()
+    assert runs == (CPU_RUNS_PER_TARGET, n,
+                    CPU_RUNS_PER_TARGET * n - prelu_skips, 0, prelu_skips)
     assert "FAIL" not in result.stdout
 
 
@@ -73,7 +90,7 @@ def test_every_cpu_target(lrelu_path):
     targets = info(lrelu_path)["cpu_targets_runnable"]
     result, counts, runs = run_test(lrelu_path, "--cpu-target", "all",
                                     "--verbose")
-    n = len(contract_cases()["cases"])
+    n = all_count()
     assert result.returncode == 0, result.stdout
     assert counts == (n, 0, 0)
     assert runs[0] == CPU_RUNS_PER_TARGET * len(targets)
@@ -103,7 +120,7 @@ def test_opencl(lrelu_path):
                                     "--verbose")
     n = len(contract_cases()["cases"])
     assert result.returncode == 0, result.stdout
-    assert counts == (n, 0, 0)
+    assert counts == (n, 0, prelu_count())  # PReLU runs on the CPU only
     # scalar and vec4 per device, in place and not, contiguous layout only.
     assert runs[0] == 4 * opencl["device_count"]
     assert "n/a opencl: strided layout" in result.stdout
@@ -114,15 +131,20 @@ def test_opencl(lrelu_path):
 def test_all_backends_and_targets(lrelu_path):
     result, counts, runs = run_test(lrelu_path, "--backend", "all",
                                     "--cpu-target", "all")
-    n = len(contract_cases()["cases"])
+    n = all_count()
     assert result.returncode == 0, result.stdout
     assert counts == (n, 0, 0)
-    skipped_runs = 0
+    # PReLU's cases skip the forced contiguous variant of each SIMD target.
+    targets = info(lrelu_path)["cpu_targets_runnable"]
+    skipped_runs = 2 * prelu_count() * len(targets)
     for b in info(lrelu_path)["backends"]:
         if not b["available"]:
             assert f"SKIP {b['name']}: not available: " \
                 f"{b['unavailable_reason']}" in result.stdout
             skipped_runs += 4 * n  # scalar and vec4, in place and not
+        elif b["name"] != "cpu":
+            # PReLU's cases on each device's scalar and vec4 runs.
+            skipped_runs += 4 * b["device_count"] * prelu_count()
     assert runs[4] == skipped_runs
 
 
@@ -131,7 +153,7 @@ def test_unavailable_backend_is_skipped(lrelu_path):
     if cuda["available"]:
         pytest.skip("this machine has a CUDA device")
     result, counts, runs = run_test(lrelu_path, "--backend", "cuda")
-    n = len(contract_cases()["cases"])
+    n = all_count()
     assert result.returncode == 0
     assert counts == (0, 0, n)
     assert result.stdout.splitlines()[-1] == f"0 passed, 0 failed, {n} skipped"

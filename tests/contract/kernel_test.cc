@@ -152,11 +152,14 @@ TEST(GetKernel, Pinned) {
 }
 
 TEST(GetKernel, AvailableKernels) {
+  // LeakyRelu's package and PRelu's (prelu_package_test.cc), in the order
+  // of their directories: prelu/v1, v1.
   const auto refs = lrelu::available_kernels();
-  ASSERT_EQ(refs.size(), 1u);
-  EXPECT_EQ(refs[0].id, kId);
-  EXPECT_EQ(refs[0].contract_version, 1);
-  EXPECT_EQ(refs[0].manifest_sha256,
+  ASSERT_EQ(refs.size(), 2u);
+  EXPECT_EQ(refs[0].id, "ai.onnx.PRelu");
+  EXPECT_EQ(refs[1].id, kId);
+  EXPECT_EQ(refs[1].contract_version, 1);
+  EXPECT_EQ(refs[1].manifest_sha256,
             lrelu::get_kernel(kId, 1).manifest_sha256());
 }
 

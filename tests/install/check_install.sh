@@ -17,8 +17,17 @@ cmake -S "$source/tests/install" -B "$work/consumer" -G Ninja \
 cmake --build "$work/consumer" >/dev/null
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/consumer"
 "$work/consumer/consumer_static"
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/contract_consumer" >/dev/null
+"$work/consumer/contract_consumer_static" >/dev/null
+# liblrelu depends on Highway only: OpenSSL belongs to liblrelu_contract.
+if ldd "$work/prefix/lib/liblrelu.so" | grep -E "libcrypto|libssl|pthreadpool|libOpenCL"; then
+  echo "installed liblrelu.so links a library it must not"; exit 1
+fi
 PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" \
   c++ -std=c++17 "$source/examples/quickstart.cc" -o "$work/pc" \
   $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs lrelu)
 LD_LIBRARY_PATH="$work/prefix/lib" "$work/pc"
+c++ -std=c++17 "$source/tests/install/contract_consumer.cc" -o "$work/pc_contract" \
+  $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs lrelu_contract)
+LD_LIBRARY_PATH="$work/prefix/lib" "$work/pc_contract" >/dev/null
 echo "install check: ok"

@@ -1,0 +1,190 @@
+#include "prelu_package.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "embedded.h"
+#include "package_json.h"
+
+namespace lrelu::contract {
+namespace {
+
+// ONNX's unidirectional rule: alpha's shape, aligned to the right of x's,
+// has each extent equal to x's or 1.
+bool Broadcasts(const std::vector<int64_t>& alpha,
+                const std::vector<int64_t>& x) {
+  if (alpha.size() > x.size()) return false;
+  const std::size_t lead = x.size() - alpha.size();
+  for (std::size_t k = 0; k < alpha.size(); ++k) {
+    if (alpha[k] != 1 && alpha[k] != x[lead + k]) return false;
+  }
+  return true;
+}
+
+void CheckNames(const json& tensors, std::vector<std::string> want,
+                const std::string& where) {
+  std::vector<std::string> have;
+  for (const auto& kv : tensors.items()) have.push_back(kv.key());
+  std::sort(have.begin(), have.end());
+  std::sort(want.begin(), want.end());
+  if (have != want) {
+    std::string list;
+    for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
+    Fail(where + ": needs exactly the tensors {" + list + "}");
+  }
+}
+
+TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
+  TestCase c;
+  c.kernel_id = kPreluId;
+  c.id = j.at("id").get<std::string>();
+  const std::string where = where_doc + ": case '" + c.id + "'";
+  c.category = "prelu";
+  c.op = j.at("op").get<std::string>();
+  if (c.op != "forward" && c.op != "backward") {
+    Fail(where + ": op must be 'forward' or 'backward'");
+  }
+  c.dtype = ParseDType(j.at("dtype"), where);
+  c.alpha_dtype = ParseDType(j.at("alpha_dtype"), where);
+  if (c.alpha_dtype != c.dtype && c.alpha_dtype != DType::kFloat64) {
+    Fail(where + ": alpha_dtype must be dtype or float64");
+  }
+  int64_t numel = 0, alpha_numel = 0;
+  c.shape = ParseShape(j.at("shape"), &numel, where);
+  c.alpha_shape = ParseShape(j.at("alpha_shape"), &alpha_numel, where);
+  if (!Broadcasts(c.alpha_shape, c.shape)) {
+    Fail(where + ": alpha_shape does not broadcast to shape");
+  }
+  const bool forward = c.op == "forward";
+  const json& inputs = j.at("inputs");
+  CheckNames(inputs,
+             forward ? std::vector<std::string>{"x", "alpha"}
+                     : std::vector<std::string>{"dy", "x", "alpha"},
+             where + ": inputs");
+  const json& expected = j.at("expected");
+  CheckNames(expected,
+             forward ? std::vector<std::string>{"y"}
+                     : std::vector<std::string>{"dx", "dalpha"},
+             where + ": expected");
+  for (const auto& kv : inputs.items()) {
+    c.inputs[kv.key()] =
+        ParseTensor(kv.value(), c.dtype_of(kv.key()),
+                    c.is_alpha_tensor(kv.key()) ? alpha_numel : numel,
+                    where + ": input " + kv.key());
+  }
+  for (const auto& kv : expected.items()) {
+    c.expected[kv.key()] =
+        ParseTensor(kv.value(), c.dtype_of(kv.key()),
+                    c.is_alpha_tensor(kv.key()) ? alpha_numel : numel,
+                    where + ": expected " + kv.key());
+  }
+  if (j.contains("any_nan")) {
+    for (const auto& kv : j.at("any_nan").items()) {
+      if (c.expected.count(kv.key()) == 0) {
+        Fail(where + ": any_nan names no output");
+      }
+      const int64_t n = c.is_alpha_tensor(kv.key()) ? alpha_numel : numel;
+      auto& list = c.anynan[kv.key()];
+      list = kv.value().get<std::vector<int64_t>>();
+      for (int64_t i : list) {
+        if (i < 0 || i >= n) Fail(where + ": any_nan index out of range");
+      }
+      std::sort(list.begin(), list.end());
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<TestCase> PreluCasesFromJson(const json& doc,
+                                         const std::string& where) {
+  return Guard(where, [&] {
+    std::vector<TestCase> cases;
+    std::set<std::string> ids;
+    for (const json& c : doc.at("cases")) {
+      cases.push_back(ParsePreluCase(c, where));
+      if (!ids.insert(cases.back().id).second) {
+        Fail(where + ": duplicate case id " + cases.back().id);
+      }
+    }
+    return cases;
+  });
+}
+
+std::shared_ptr<const Kernel::Impl> BuildPreluKernel(
+    Files files, const std::string& origin) {
+  auto impl = std::make_shared<Kernel::Impl>();
+  KernelMetadata& meta = impl->metadata;
+  meta.origin = origin;
+  meta.source_revision = kSourceRevision;
+  meta.build = kBuildInfo;
+
+  const std::string where_meta = origin + "/metadata.json";
+  const json metadata = Parse(files["metadata.json"], where_meta);
+  Guard(where_meta, [&] {
+    VerifyDigests(metadata, files, origin, &meta);
+    meta.id = metadata.at("id").get<std::string>();
+    meta.contract_version = metadata.at("contract_version").get<int>();
+    meta.generator = metadata.at("generator").get<std::string>();
+    // One variant family: lrelu_prelu picks its own row kernels.
+    meta.variants = {"prelu"};
+    return 0;
+  });
+
+  const std::string where_manifest = origin + "/manifest.json";
+  const json manifest = Parse(files["manifest.json"], where_manifest);
+  Guard(where_manifest, [&] {
+    impl->id = manifest.at("id").get<std::string>();
+    impl->contract_version = manifest.at("contract_version").get<int>();
+    for (const json& p : manifest.at("inputs")) {
+      impl->input_names.push_back(p.at("name").get<std::string>());
+    }
+    for (const json& p : manifest.at("outputs")) {
+      impl->output_names.push_back(p.at("name").get<std::string>());
+    }
+    for (const json& t : manifest.at("types").at("T")) {
+      impl->dtypes.push_back(ParseDType(t, where_manifest));
+    }
+    return 0;
+  });
+  if (impl->id != kPreluId || meta.id != impl->id ||
+      meta.contract_version != impl->contract_version) {
+    Fail(where_meta + ": describes " + meta.id + " v" +
+         std::to_string(meta.contract_version) + ", the manifest " + impl->id +
+         " v" + std::to_string(impl->contract_version));
+  }
+  if (impl->contract_version != 1) {
+    Fail(where_manifest + ": this library implements " + std::string(kPreluId) +
+         " v1 only");
+  }
+  if (impl->input_names != std::vector<std::string>{"x", "alpha"} ||
+      impl->output_names != std::vector<std::string>{"y"}) {
+    Fail(where_manifest + ": PRelu takes inputs x, alpha and gives output y");
+  }
+
+  const std::string where_test = origin + "/test.json";
+  const json test = Parse(files["test.json"], where_test);
+  Guard(where_test, [&] {
+    CheckHeader(test, "id", impl->id, impl->contract_version, where_test);
+    return 0;
+  });
+  impl->test_cases = PreluCasesFromJson(test, where_test);
+
+  // bench.json's cases (layout, channels, elements) are bench/prelu's; the
+  // header is checked, bench_cases() stays empty.
+  const std::string where_bench = origin + "/bench.json";
+  const json bench = Parse(files["bench.json"], where_bench);
+  Guard(where_bench, [&] {
+    CheckHeader(bench, "id", impl->id, impl->contract_version, where_bench);
+    return 0;
+  });
+
+  impl->manifest_sha256 = meta.sha256.at("manifest.json");
+  impl->files = std::move(files);
+  return impl;
+}
+
+}  // namespace lrelu::contract

@@ -9,9 +9,9 @@
 #include <new>
 #include <unordered_set>
 
-#include "api/backend.h"
-#include "api/error.h"
-#include "api/problem.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/problem.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
 #include "gpu_common/backends.h"

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "api/backend.h"
-#include "api/error.h"
+#include "core/backend.h"
+#include "core/error.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/prelu_rows.h"

@@ -1,13 +1,13 @@
 // The CPU backend: picks the variant (reference, contiguous, strided), the
 // SIMD target and the tiling, and runs the tasks on a thread pool.
-#include "api/backend.h"
+#include "core/backend.h"
 
 #include <cstring>
 #include <new>
 #include <string>
 
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/error.h"
+#include "core/float32.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/strided.h"

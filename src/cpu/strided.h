@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "api/problem.h"
+#include "core/problem.h"
 #include "cpu/kernels.h"
 
 namespace lrelu::cpu {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "api/backend.h"
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/float32.h"
 #include "cuda/kernels.cuh"
 #include "gpu_common/backends.h"
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "api/backend.h"
+#include "core/backend.h"
 
 namespace lrelu {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
+#include "core/error.h"
 #include "gpu_common/backends.h"
 #include "gpu_common/kernel_source.h"
 #include "lrelu/lrelu.h"

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
+#include "core/error.h"
 
 namespace lrelu::gpu {
 

@@ -3,13 +3,13 @@
 // (in chunks when a tensor exceeds the device's largest buffer). That makes
 // it a drop-in for the CPU path (CLI --backend opencl, tests on PoCL); it
 // is not meant to keep data resident on a device. Views must be dense runs.
-#include "api/backend.h"
+#include "core/backend.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
+#include "core/error.h"
 #include "gpu_common/backends.h"
 #include "gpu_common/kernel_source.h"
 #include "opencl/runtime.h"

@@ -1,4 +1,4 @@
-#include "api/problem.h"
+#include "core/problem.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/error.h"
+#include "core/float32.h"
 
 namespace lrelu {
 namespace {

@@ -1,13 +1,13 @@
 // The one small interface between src/api/ (validation, planning entry points)
 // and a backend. A new backend (CUDA, OpenCL, ...) copies src/cpu/backend.cc:
 // fill a Plan's backend fields in plan(), run it in execute().
-#ifndef LRELU_SRC_API_BACKEND_H_
-#define LRELU_SRC_API_BACKEND_H_
+#ifndef LRELU_SRC_CORE_BACKEND_H_
+#define LRELU_SRC_CORE_BACKEND_H_
 
 #include <cstddef>
 #include <memory>
 
-#include "api/problem.h"
+#include "core/problem.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu {
@@ -54,4 +54,4 @@ lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
 
 }  // namespace lrelu
 
-#endif  // LRELU_SRC_API_BACKEND_H_
+#endif  // LRELU_SRC_CORE_BACKEND_H_

@@ -311,7 +311,9 @@ class Executor {
     check(lrelu_execute(workspace, workspace_bytes, raw_, thread_pool));
   }
   std::string variant() const { return lrelu_executor_variant(raw_); }
+  // SIMD target ("" on a device backend) and the device that runs the plan.
   std::string cpu_target() const { return lrelu_executor_cpu_target(raw_); }
+  std::string device() const { return lrelu_executor_device(raw_); }
   std::size_t tasks() const { return lrelu_executor_tasks(raw_); }
   lrelu_executor_t* get() const { return raw_; }
 
@@ -344,6 +346,14 @@ inline std::vector<std::string> device_names(lrelu_backend_t backend) {
   for (int i = 0; i < lrelu_device_count(backend); ++i) {
     const char* name = lrelu_device_name(backend, i);
     names.emplace_back(name != nullptr ? name : "");
+  }
+  return names;
+}
+// The variants options.variant can force (lrelu_backend_variant).
+inline std::vector<std::string> backend_variants(lrelu_backend_t backend) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; lrelu_backend_variant(backend, i) != nullptr; ++i) {
+    names.emplace_back(lrelu_backend_variant(backend, i));
   }
   return names;
 }

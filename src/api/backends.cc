@@ -1,116 +1,103 @@
-// The C entry points about device backends and kernel source: which backends
-// are built and have devices, their names, and lrelu_kernel_source.
-#include <cstring>
+// The backend table and the C entry points that read it: which backends
+// are built and have devices, and their names.
+#include "api/backends.h"
+
 #include <string>
 
-#include "core/error.h"
-#include "gpu_common/backends.h"
-#include "gpu_common/kernel_source.h"
+#include "core/backend.h"
 #include "lrelu/lrelu.h"
 
-namespace lrelu::gpu {
+namespace lrelu {
 namespace {
 
+// Indexed by lrelu_backend_t. A new backend adds its row here (and its
+// value to lrelu_backend_t).
+const Backend& Row(size_t i) {
+  static const Backend* const table[] = {&CpuBackend(), &CudaBackend(),
+                                         &OpenClBackend()};
+  return *table[i];
+}
+constexpr size_t kBackendCount = 3;
+static_assert(LRELU_BACKEND_CPU == 0 && LRELU_BACKEND_CUDA == 1 &&
+                  LRELU_BACKEND_OPENCL == 2,
+              "the table is indexed by lrelu_backend_t");
+
+// Devices of backend now; 0 with the reason in *why (when why is given)
+// when there is none.
 int Count(lrelu_backend_t backend, std::string* why) {
-  switch (backend) {
-    case LRELU_BACKEND_CPU:
-      return 1;
-    case LRELU_BACKEND_CUDA:
-      return CudaDeviceCount(why);
-    case LRELU_BACKEND_OPENCL:
-      return OpenClDeviceCount(why);
-    default:
-      break;
+  const Backend* row = BackendAt(backend);
+  if (row == nullptr) {
+    if (why != nullptr) *why = "unknown backend " + std::to_string(backend);
+    return 0;
   }
-  if (why != nullptr) *why = "unknown backend " + std::to_string(backend);
-  return 0;
+  if (!row->built()) {
+    if (why != nullptr) {
+      *why = std::string("backend ") + row->name +
+             " is not built into this library";
+    }
+    return 0;
+  }
+  return row->device_count(why);
 }
 
 }  // namespace
-}  // namespace lrelu::gpu
+
+const Backend* BackendAt(lrelu_backend_t backend) {
+  const auto i = static_cast<size_t>(backend);
+  return backend >= 0 && i < kBackendCount ? &Row(i) : nullptr;
+}
+
+std::string BackendList() {
+  std::string list;
+  for (size_t i = 0; i < kBackendCount; ++i) {
+    if (i > 0) list += ", ";
+    list += std::string(Row(i).name) + " " + std::to_string(i);
+  }
+  return list;
+}
+
+}  // namespace lrelu
 
 extern "C" {
 
 int lrelu_backend_built(lrelu_backend_t backend) {
-  switch (backend) {
-    case LRELU_BACKEND_CPU:
-      return 1;
-    case LRELU_BACKEND_CUDA:
-      return lrelu::CudaBackend() != nullptr;
-    case LRELU_BACKEND_OPENCL:
-      return lrelu::OpenClBackend() != nullptr;
-    default:
-      break;
-  }
-  return 0;
+  const lrelu::Backend* row = lrelu::BackendAt(backend);
+  return row != nullptr && row->built();
 }
 
 int lrelu_backend_available(lrelu_backend_t backend) {
-  return lrelu::gpu::Count(backend, nullptr) > 0;
+  return lrelu::Count(backend, nullptr) > 0;
 }
 
 int lrelu_device_count(lrelu_backend_t backend) {
-  return lrelu::gpu::Count(backend, nullptr);
+  return lrelu::Count(backend, nullptr);
 }
 
 const char* lrelu_backend_unavailable_reason(lrelu_backend_t backend) {
   static thread_local std::string why;
   why.clear();
-  if (lrelu::gpu::Count(backend, &why) > 0) why.clear();
+  if (lrelu::Count(backend, &why) > 0) why.clear();
   return why.c_str();
 }
 
 const char* lrelu_device_name(lrelu_backend_t backend, int i) {
-  switch (backend) {
-    case LRELU_BACKEND_CPU:
-      return i == 0 ? "host CPU" : nullptr;
-    case LRELU_BACKEND_CUDA:
-      return lrelu::gpu::CudaDeviceName(i);
-    case LRELU_BACKEND_OPENCL:
-      return lrelu::gpu::OpenClDeviceName(i);
-    default:
-      break;
-  }
-  return nullptr;
+  const lrelu::Backend* row = lrelu::BackendAt(backend);
+  if (row == nullptr || !row->built()) return nullptr;
+  return row->device_name(i);
 }
 
 const char* lrelu_backend_name(lrelu_backend_t backend) {
-  switch (backend) {
-    case LRELU_BACKEND_CPU:
-      return "cpu";
-    case LRELU_BACKEND_CUDA:
-      return "cuda";
-    case LRELU_BACKEND_OPENCL:
-      return "opencl";
-    default:
-      break;
-  }
-  return nullptr;
+  const lrelu::Backend* row = lrelu::BackendAt(backend);
+  return row != nullptr ? row->name : nullptr;
 }
 
-lrelu_status_t lrelu_kernel_source(const char* target, lrelu_dtype_t dtype,
-                                   const char* variant, uint32_t workgroup_size,
-                                   char* buffer, size_t buffer_size,
-                                   size_t* length) {
-  if (length == nullptr) {
-    return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                       "length must not be NULL");
+const char* lrelu_backend_variant(lrelu_backend_t backend, size_t i) {
+  const lrelu::Backend* row = lrelu::BackendAt(backend);
+  if (row == nullptr) return nullptr;
+  for (size_t k = 0; row->variants[k] != nullptr; ++k) {
+    if (k == i) return row->variants[k];
   }
-  *length = 0;
-  std::string source;
-  const lrelu_status_t status = lrelu::gpu::RenderKernelSource(
-      target, dtype, variant, workgroup_size, &source);
-  if (status != LRELU_STATUS_OK) return status;
-  *length = source.size();
-  if (buffer == nullptr) return LRELU_STATUS_OK;
-  if (buffer_size <= source.size()) {
-    return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                       "buffer_size is %zu but the source needs %zu bytes "
-                       "with its terminating NUL",
-                       buffer_size, source.size() + 1);
-  }
-  std::memcpy(buffer, source.c_str(), source.size() + 1);
-  return LRELU_STATUS_OK;
+  return nullptr;
 }
 
 }  // extern "C"

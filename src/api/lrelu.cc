@@ -9,12 +9,13 @@
 #include <new>
 #include <unordered_set>
 
+#include "api/backends.h"
+#include "api/executor.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/problem.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
-#include "gpu_common/backends.h"
 
 struct lrelu_executor {
   lrelu::Plan plan;
@@ -58,19 +59,11 @@ bool LiveExecutor(const lrelu_executor* executor) {
   return false;
 }
 
-// The backend options.backend names; nullptr when it is not built in.
+// The backend options.backend names (api/backends.cc's table); nullptr
+// when it names none or is not built in.
 const Backend* SelectBackend(const lrelu_options_t& options) {
-  switch (options.backend) {
-    case LRELU_BACKEND_CPU:
-      return &CpuBackend();
-    case LRELU_BACKEND_CUDA:
-      return CudaBackend();
-    case LRELU_BACKEND_OPENCL:
-      return OpenClBackend();
-    default:
-      break;
-  }
-  return nullptr;
+  const Backend* backend = BackendAt(options.backend);
+  return backend != nullptr && backend->built() ? backend : nullptr;
 }
 
 // Copies the caller's options, field by field as far as its struct_size
@@ -129,9 +122,8 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
     const char* name = lrelu_backend_name(options->backend);
     if (name == nullptr) {
       return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
-                  "backend %d is not built into this library (backends: cpu "
-                  "0, cuda 1, opencl 2)",
-                  static_cast<int>(options->backend));
+                  "backend %d is not built into this library (backends: %s)",
+                  static_cast<int>(options->backend), BackendList().c_str());
     }
     return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
                 "backend %s is not built into this library", name);
@@ -299,7 +291,12 @@ const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
 
 const char* lrelu_executor_cpu_target(const lrelu_executor_t* executor) {
   if (!lrelu::LiveExecutor(executor)) return nullptr;
-  return executor->plan.target;
+  return executor->plan.simd_target;
+}
+
+const char* lrelu_executor_device(const lrelu_executor_t* executor) {
+  if (!lrelu::LiveExecutor(executor)) return nullptr;
+  return executor->plan.device;
 }
 
 size_t lrelu_executor_tasks(const lrelu_executor_t* executor) {

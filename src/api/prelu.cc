@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "api/executor.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "cpu/float_env.h"
@@ -882,7 +883,8 @@ lrelu_status_t Finish(std::shared_ptr<PreluPlan> p, const char* target,
                       Plan* plan) {
   plan->backend = &kPreluBackend;
   plan->variant = p->alpha.n == 0 ? "empty" : "prelu";
-  plan->target = target != nullptr ? target : "";
+  plan->simd_target = target != nullptr ? target : "";
+  plan->device = CpuBackend().device_name(0);
   plan->tasks = 1;
   plan->workspace_size = 0;
   plan->has_pool = p->has_pool;

@@ -1,11 +1,14 @@
-// The one small interface between src/api/ (validation, planning entry points)
-// and a backend. A new backend (CUDA, OpenCL, ...) copies src/cpu/backend.cc:
-// fill a Plan's backend fields in plan(), run it in execute().
+// What a backend is: one row of the table in api/backends.cc (indexed by
+// lrelu_backend_t), which selection, the info entry points, the CLI's lists
+// and `lrelu info` all read. A backend fills a Plan's backend fields in
+// plan() and runs it in execute(); it never validates tensors (api/ has,
+// with core/problem.cc) and never includes api/.
 #ifndef LRELU_SRC_CORE_BACKEND_H_
 #define LRELU_SRC_CORE_BACKEND_H_
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "core/problem.h"
 #include "lrelu/lrelu.h"
@@ -19,7 +22,8 @@ struct Plan {
   Problem problem;
   const Backend* backend = nullptr;
   const char* variant = "empty";  // name reported to the caller
-  const char* target = "";        // SIMD target (CPU) or device
+  const char* simd_target = "";   // CPU SIMD target; "" on a device backend
+  const char* device = "";        // name of the device that runs the plan
   size_t tasks = 1;               // parallel tasks (1 = calling thread)
   size_t workspace_size = 0;      // bytes execute() needs
   bool has_pool = false;          // pool given in the options at plan time
@@ -30,27 +34,39 @@ struct Plan {
   std::shared_ptr<const void> extension;
 };
 
+// Where a backend's tensors live: host memory, or the device's memory
+// (tensor.data are device pointers).
+enum class PointerKind { kHost, kDevice };
+
 struct Backend {
-  const char* name;
+  const char* name;  // "cpu", "cuda", "opencl": lrelu_backend_name
   // Chooses variant, target and tiling for plan->problem; fills the fields
-  // above. Must not touch tensor data.
+  // above. Must not touch tensor data. nullptr when the backend is not
+  // compiled into this library (its not_built.cc row).
   lrelu_status_t (*plan)(const lrelu_options_t& options, Plan* plan);
   // Runs the plan. pool is never NULL here (api/ resolves the default).
   lrelu_status_t (*execute)(const Plan& plan, void* workspace,
                             size_t workspace_size,
                             const lrelu_thread_pool_t* pool);
+  PointerKind pointers = PointerKind::kHost;
+  // The variants options.variant can force, in the order tests run them;
+  // nullptr-terminated (options.variant also takes "auto").
+  const char* const* variants = nullptr;
+  // Devices the backend sees now; 0 with the reason in *why (the driver's
+  // own message) when there is none. Not called when plan is nullptr.
+  int (*device_count)(std::string* why) = nullptr;
+  // Name of device i (stable for the life of the process), nullptr when out
+  // of range. Not called when plan is nullptr.
+  const char* (*device_name)(int i) = nullptr;
+
+  bool built() const { return plan != nullptr; }
 };
 
+// The rows, one per backend folder (cpu/backend.cc, cuda/backend.cu or
+// cuda/not_built.cc, ...); api/backends.cc puts them in the table.
 const Backend& CpuBackend();
-
-// Wraps a finished plan in a new executor (for entry points outside
-// api/lrelu.cc, e.g. api/prelu.cc).
-lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
-                              lrelu_executor_t** executor);
-
-// Checks a stage-one call's out-parameters and clears them.
-lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
-                                    lrelu_executor_t** executor);
+const Backend& CudaBackend();
+const Backend& OpenClBackend();
 
 }  // namespace lrelu
 

@@ -113,6 +113,14 @@ lrelu_status_t ChooseVariant(const char* name, const Problem& p,
   return LRELU_STATUS_OK;
 }
 
+// The CPU is one device: the host.
+int CpuDeviceCount(std::string*) { return 1; }
+
+const char* CpuDeviceName(int i) { return i == 0 ? "host CPU" : nullptr; }
+
+constexpr const char* kCpuVariants[] = {"reference", "contiguous", "strided",
+                                        nullptr};
+
 lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
   const cpu::Target* target = nullptr;
@@ -129,7 +137,8 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.dtype = p.dtype;
   state.block = kLineBytes / p.elem_size;
   plan->variant = VariantName(variant);
-  plan->target = target->name;
+  plan->simd_target = target->name;
+  plan->device = CpuDeviceName(0);
   plan->workspace_size = 0;
   plan->tasks = 1;
 
@@ -214,7 +223,9 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 }  // namespace
 
 const Backend& CpuBackend() {
-  static const Backend backend = {"cpu", &CpuPlan, &CpuExecute};
+  static const Backend backend = {
+      "cpu",        &CpuPlan,        &CpuExecute,   PointerKind::kHost,
+      kCpuVariants, &CpuDeviceCount, &CpuDeviceName};
   return backend;
 }
 

@@ -40,7 +40,7 @@ add_custom_command(
   COMMENT "Embedding OpenCL, CUDA and WGSL kernel sources"
   VERBATIM)
 target_sources(lrelu_objects PRIVATE
-  ${lrelu_src_dir}/api/backends.cc
+  ${lrelu_gpu_dir}/device_checks.cc
   ${lrelu_gpu_dir}/kernel_source.cc
   ${lrelu_gpu_sources_cc})
 

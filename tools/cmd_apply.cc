@@ -192,7 +192,7 @@ void RegisterApplyCommand(CLI::App& app) {
       ->add_option("--backend", args->backend,
                    "cpu, or opencl (host data copied to the device and "
                    "back); cuda is refused (it needs device memory)")
-      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
+      ->check(CLI::IsMember(BackendNames()))
       ->capture_default_str();
   command
       ->add_option("--device", args->device,

@@ -19,8 +19,8 @@
 namespace lrelu {
 namespace {
 
-using cpu::Kernel;
 using cpu::KernelArgs;
+using cpu::KernelFn;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
@@ -36,7 +36,7 @@ constexpr size_t kLineBytes = 64;
 
 struct CpuState {
   Variant variant = Variant::kEmpty;
-  Kernel kernel;
+  KernelFn kernel;
   KernelArgs args;  // alpha, dtype; pointers filled per task
   size_t head;      // elements before the first cache-line edge of out
   size_t block;     // elements per cache line

@@ -15,7 +15,7 @@ bool Aligned(const void* p, size_t size) {
 
 }  // namespace
 
-void RunContiguous(Kernel kernel, const KernelArgs& args, size_t elem_size) {
+void RunContiguous(KernelFn kernel, const KernelArgs& args, size_t elem_size) {
   if (Aligned(args.v, elem_size) && Aligned(args.s, elem_size) &&
       Aligned(args.out, elem_size)) {
     kernel(args);

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

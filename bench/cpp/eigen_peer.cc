@@ -7,7 +7,7 @@
 #include <memory>
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 

@@ -3,7 +3,7 @@
 // lrelu_execute per call), each out of place and in place.
 #include <string>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "options.h"
 #include "system.h"
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

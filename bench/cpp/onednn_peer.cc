@@ -6,7 +6,7 @@
 #include <dnnl.hpp>
 #include <optional>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

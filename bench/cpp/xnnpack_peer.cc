@@ -4,7 +4,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {

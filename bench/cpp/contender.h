@@ -1,7 +1,7 @@
 // One thing the harness times: a copy baseline, lrelu, or a peer library's
 // LeakyReLU, for one dtype, thread count and placement (in or out of place).
-#ifndef LRELU_BENCH_VARIANT_H_
-#define LRELU_BENCH_VARIANT_H_
+#ifndef LRELU_BENCH_CONTENDER_H_
+#define LRELU_BENCH_CONTENDER_H_
 
 #include <cstddef>
 #include <memory>
@@ -75,4 +75,4 @@ void AddEigenVariants(VariantList* out);
 
 }  // namespace lrelu_bench
 
-#endif  // LRELU_BENCH_VARIANT_H_
+#endif  // LRELU_BENCH_CONTENDER_H_

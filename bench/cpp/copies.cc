@@ -116,12 +116,12 @@ pthreadpool_t CopyPool() {
   return pool;
 }
 
-class Copy final : public Variant {
+class Copy final : public Contender {
  public:
   Copy(const char* name, CopyFn fn, int threads)
-      : Variant("copy", name, threads, false, true), fn_(fn) {}
+      : Contender("copy", name, threads, false, true), fn_(fn) {}
   bool Supports(lrelu_dtype_t) const override { return true; }
-  bool Setup(const Problem& p, std::string*) override {
+  bool Setup(const Buffers& p, std::string*) override {
     dst_ = static_cast<char*>(p.y);
     src_ = static_cast<const char*>(p.x);
     bytes_ = p.n * lrelu_dtype_size(p.dtype);
@@ -164,7 +164,7 @@ const char* NtCopyName() {
                      : "AVX2 non-temporal-store loop";
 }
 
-void AddCopyVariants(VariantList* out) {
+void AddCopyVariants(ContenderList* out) {
   const bool wide = HasAvx512();
   for (int threads : {1, 2}) {
     out->push_back(std::make_unique<Copy>("memcpy", &MemcpyCopy, threads));

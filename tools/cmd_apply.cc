@@ -49,7 +49,7 @@ void CheckOptions(lrelu::DType dtype, double alpha,
   alignas(8) unsigned char element[8] = {};
   const lrelu::TensorView view(element, dtype, {1});
   try {
-    lrelu::leaky_relu(view, view, alpha, options);
+    lrelu::leaky_relu(view, alpha, view, options);
   } catch (const lrelu::Error& e) {
     throw CliError(std::string("the options are not usable: ") + e.what());
   }
@@ -75,7 +75,7 @@ void StreamData(const InputFile& input, const NpyHeader& header, double alpha,
     if (swap) SwapBytes(buffer.data(), count, header.item_size);
     const lrelu::TensorView view(buffer.data(), dtype,
                                  {static_cast<int64_t>(count)});
-    lrelu::leaky_relu(view, view, alpha, options);
+    lrelu::leaky_relu(view, alpha, view, options);
     if (swap) SwapBytes(buffer.data(), count, header.item_size);
     output.Write(buffer.data(), count * header.item_size);
     first += count;

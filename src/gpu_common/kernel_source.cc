@@ -116,7 +116,7 @@ std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
 
 }  // namespace
 
-lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
+lrelu_status_t RenderKernelSource(const char* language, lrelu_dtype_t dtype,
                                   const char* variant, uint32_t workgroup_size,
                                   std::string* source) {
   const char* tag = DTypeTag(dtype);
@@ -133,20 +133,20 @@ lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
                 variant == nullptr ? "(null)" : variant);
   }
   const bool vec4 = std::strcmp(variant, "vec4") == 0;
-  if (target != nullptr && std::strcmp(target, "wgsl") == 0) {
+  if (language != nullptr && std::strcmp(language, "wgsl") == 0) {
     return RenderWgsl(dtype, vec4, workgroup_size, source);
   }
-  if (target != nullptr && std::strcmp(target, "opencl") == 0) {
+  if (language != nullptr && std::strcmp(language, "opencl") == 0) {
     *source = RenderOpenCl(tag, variant);
     return LRELU_STATUS_OK;
   }
-  if (target != nullptr && std::strcmp(target, "cuda") == 0) {
+  if (language != nullptr && std::strcmp(language, "cuda") == 0) {
     *source = RenderCuda(dtype, tag, vec4);
     return LRELU_STATUS_OK;
   }
   return Fail(LRELU_STATUS_INVALID_ARGUMENT,
               "target '%s': use wgsl, opencl or cuda",
-              target == nullptr ? "(null)" : target);
+              language == nullptr ? "(null)" : language);
 }
 
 const char* DTypeTag(lrelu_dtype_t dtype) {

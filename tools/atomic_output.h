@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "output_target.h"
+#include "output_file.h"
 #include "signal_cleanup.h"
 
 namespace lrelu_cli {

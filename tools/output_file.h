@@ -2,8 +2,8 @@
 // that everything after resolving (creating the temporary file, renaming
 // it, removing it on a signal) works on that folder even if it is renamed
 // meanwhile, and no absolute path (limited to PATH_MAX) is ever needed.
-#ifndef LRELU_TOOLS_OUTPUT_TARGET_H_
-#define LRELU_TOOLS_OUTPUT_TARGET_H_
+#ifndef LRELU_TOOLS_OUTPUT_FILE_H_
+#define LRELU_TOOLS_OUTPUT_FILE_H_
 
 #include <sys/stat.h>
 
@@ -31,4 +31,4 @@ OutputTarget ResolveOutput(const std::string& user_path);
 
 }  // namespace lrelu_cli
 
-#endif  // LRELU_TOOLS_OUTPUT_TARGET_H_
+#endif  // LRELU_TOOLS_OUTPUT_FILE_H_

@@ -1,4 +1,4 @@
-#include "output_target.h"
+#include "output_file.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -126,11 +126,11 @@ void RunApply(const ApplyArgs& args) {
     throw CliError(Quote(args.input) + ": " + e.what());
   }
 
-  OutputTarget target =
+  OutputFile file =
       ResolveOutput(args.output.empty() ? args.input : args.output);
-  const bool same_file = target.exists &&
-                         target.status.st_dev == input.status().st_dev &&
-                         target.status.st_ino == input.status().st_ino;
+  const bool same_file = file.exists &&
+                         file.status.st_dev == input.status().st_dev &&
+                         file.status.st_ino == input.status().st_ino;
   if (same_file && !args.in_place) {
     throw UsageError("the output " + Quote(args.output) +
                      " is the input file " + Quote(args.input) +
@@ -138,7 +138,7 @@ void RunApply(const ApplyArgs& args) {
   }
   CheckOptions(ToDType(header.type), alpha, options);
 
-  AtomicOutput output(std::move(target));
+  AtomicOutput output(std::move(file));
   const std::string preamble = FormatNpyHeader(header);
   output.Write(preamble.data(), preamble.size());
   if (args.alpha_file.empty()) {

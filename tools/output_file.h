@@ -13,7 +13,7 @@
 
 namespace lrelu_cli {
 
-struct OutputTarget {
+struct OutputFile {
   std::string shown;         // the path as the user gave it, for messages
   UniqueFd folder;           // the folder the file is (or will be) in
   std::string folder_shown;  // that folder's path, for messages
@@ -27,7 +27,7 @@ struct OutputTarget {
 // path names something that is not a regular file (a pipe such as
 // /dev/stdout, a device, a folder), when its folder is not usable, or when
 // it is a dangling link.
-OutputTarget ResolveOutput(const std::string& user_path);
+OutputFile ResolveOutput(const std::string& user_path);
 
 }  // namespace lrelu_cli
 

@@ -17,13 +17,13 @@ int main() {
   lrelu::TensorView zv(&z, lrelu::DType::kFloat32, {});  // rank 0
   lrelu::Options options;
   options.threads = 2;
-  lrelu::leaky_relu(zv, zv, 0.2, options);
+  lrelu::leaky_relu(zv, 0.2, zv, options);
   std::printf("%g\n", z);
 
   // Errors are exceptions that name the problem.
   try {
     lrelu::leaky_relu(
-        xv, lrelu::TensorView(x.data() + 1, lrelu::DType::kFloat32, {5}));
+        xv, 0.01, lrelu::TensorView(x.data() + 1, lrelu::DType::kFloat32, {5}));
   } catch (const lrelu::Error& e) {
     std::printf("error: %s\n", e.what());
   }

@@ -29,7 +29,7 @@ PACKAGES=(
   chromium python3-pil node-typescript
 
   # MATLAB-compatible MEX files, built with mkoctfile --mex and tested with
-  # octave-cli (107 packages, about 290 MB installed, 2.5 min: issue 14)
+  # octave-cli (107 packages, about 290 MB installed, 2.5 min)
   octave liboctave-dev
 )
 

@@ -59,7 +59,7 @@ int main(void) {
   CHECK(strstr(lrelu_last_error(), "float16") != NULL);
   CHECK(untouched[0] == 7.0f);
 
-  /* The header's promises (issue 10). The message of the last FAILED call
+  /* The header's promises. The message of the last FAILED call
    * survives a successful one. */
   CHECK(lrelu_leaky_relu(&tx, 0.1, &ty, NULL) == LRELU_STATUS_OK);
   CHECK(strstr(lrelu_last_error(), "float16") != NULL);

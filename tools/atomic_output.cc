@@ -32,18 +32,18 @@ std::string InFolder(const std::string& folder, const std::string& name) {
 
 }  // namespace
 
-AtomicOutput::AtomicOutput(OutputTarget target) : target_(std::move(target)) {
-  const int folder = target_.folder.get();
-  for (const std::string& stale : RemoveStaleTemps(folder, target_.name)) {
+AtomicOutput::AtomicOutput(OutputFile file) : file_(std::move(file)) {
+  const int folder = file_.folder.get();
+  for (const std::string& stale : RemoveStaleTemps(folder, file_.name)) {
     std::fprintf(stderr,
                  "lrelu: note: removed %s, the temporary file of an "
                  "interrupted run (process %d is gone)\n",
-                 Quote(InFolder(target_.folder_shown, stale)).c_str(),
-                 static_cast<int>(TempNameOwner(target_.name, stale)));
+                 Quote(InFolder(file_.folder_shown, stale)).c_str(),
+                 static_cast<int>(TempNameOwner(file_.name, stale)));
   }
   int error = 0;
   for (int attempt = 0; attempt < kCreateAttempts && fd_ < 0; ++attempt) {
-    temp_name_ = NewTempName(target_.name);
+    temp_name_ = NewTempName(file_.name);
     // Armed first, so that no signal can come between creating the file
     // and arming its removal.
     ArmTempCleanup(folder, temp_name_);
@@ -56,7 +56,7 @@ AtomicOutput::AtomicOutput(OutputTarget target) : target_(std::move(target)) {
   if (fd_ < 0) {
     temp_name_.clear();
     throw CliError("cannot create a file in the output folder " +
-                   Quote(target_.folder_shown) + ": " + ErrnoText(error));
+                   Quote(file_.folder_shown) + ": " + ErrnoText(error));
   }
   // Tells a later run that this file is being written (temp_name.h).
   flock(fd_, LOCK_EX | LOCK_NB);
@@ -72,7 +72,7 @@ void AtomicOutput::Discard() {
   if (!committed_ && !temp_name_.empty()) {
     // Remove before disarming: a signal in between then removes a second
     // time (harmless) instead of leaving the file behind.
-    unlinkat(target_.folder.get(), temp_name_.c_str(), 0);
+    unlinkat(file_.folder.get(), temp_name_.c_str(), 0);
     DisarmTempCleanup();
     temp_name_.clear();
   }
@@ -84,7 +84,7 @@ void AtomicOutput::Write(const void* data, std::size_t size) {
     const ssize_t written = write(fd_, bytes, size);
     if (written < 0 && errno == EINTR) continue;
     if (written < 0) {
-      throw CliError("cannot write the output " + Quote(target_.shown) + ": " +
+      throw CliError("cannot write the output " + Quote(file_.shown) + ": " +
                      ErrnoText(errno));
     }
     bytes += written;
@@ -109,8 +109,8 @@ void AtomicOutput::PaceWriteBack(uint64_t end) {
 }
 
 void AtomicOutput::CopyOwnerAndMode() {
-  const std::string where = "the output " + Quote(target_.shown);
-  if (!target_.exists) {
+  const std::string where = "the output " + Quote(file_.shown);
+  if (!file_.exists) {
     if (fchmod(fd_, NewFileMode()) != 0) {
       throw CliError("cannot set the permissions of " + where + ": " +
                      ErrnoText(errno));
@@ -120,29 +120,29 @@ void AtomicOutput::CopyOwnerAndMode() {
   // Owner before mode: changing the owner clears the set-id bits. Only
   // root may give a file away; anyone may keep the group if a member of
   // it. Both are best effort.
-  if (fchown(fd_, target_.status.st_uid, target_.status.st_gid) != 0) {
-    if (fchown(fd_, static_cast<uid_t>(-1), target_.status.st_gid) != 0) {
+  if (fchown(fd_, file_.status.st_uid, file_.status.st_gid) != 0) {
+    if (fchown(fd_, static_cast<uid_t>(-1), file_.status.st_gid) != 0) {
       errno = 0;
     }
   }
   const std::string lost =
-      CopyAclAndUserXattrs(target_.folder.get(), target_.name, fd_);
+      CopyAclAndUserXattrs(file_.folder.get(), file_.name, fd_);
   if (!lost.empty()) {
     std::fprintf(stderr,
                  "lrelu: note: %s keeps its mode and owner but not its ACL "
                  "and extended attributes (%s)\n",
-                 Quote(target_.shown).c_str(), lost.c_str());
+                 Quote(file_.shown).c_str(), lost.c_str());
   }
   // Last, after the ACL: it restores the set-id bits, which changing the
   // ACL may clear.
-  if (fchmod(fd_, target_.status.st_mode & 07777) != 0) {
+  if (fchmod(fd_, file_.status.st_mode & 07777) != 0) {
     throw CliError("cannot set the permissions of " + where + ": " +
                    ErrnoText(errno));
   }
 }
 
 void AtomicOutput::Commit() {
-  const std::string where = "the output " + Quote(target_.shown);
+  const std::string where = "the output " + Quote(file_.shown);
   CopyOwnerAndMode();
   if (fsync(fd_) != 0) {
     throw CliError("cannot flush " + where + ": " + ErrnoText(errno));
@@ -152,8 +152,8 @@ void AtomicOutput::Commit() {
   if (close(fd) != 0) {
     throw CliError("cannot close " + where + ": " + ErrnoText(errno));
   }
-  const int folder = target_.folder.get();
-  if (renameat(folder, temp_name_.c_str(), folder, target_.name.c_str()) != 0) {
+  const int folder = file_.folder.get();
+  if (renameat(folder, temp_name_.c_str(), folder, file_.name.c_str()) != 0) {
     throw CliError("cannot replace " + where + ": " + ErrnoText(errno));
   }
   committed_ = true;

@@ -1,8 +1,8 @@
 // Writing an output file all-or-nothing: the data goes to a temporary file
-// in the target's folder (temp_name.h), is fsync'd, then renamed over the
-// target. Readers see the old file or the whole new one. On any failure,
+// in the output file's folder (temp_name.h), is fsync'd, then renamed over the
+// output file. Readers see the old file or the whole new one. On any failure,
 // and on any signal that ends the process (signal_cleanup.h), the
-// temporary file is removed and an existing target stays as it was; a
+// temporary file is removed and an existing output file stays as it was; a
 // temporary file left by SIGKILL or a crash is removed by the next run
 // that writes the same output. Everything goes through the folder's
 // descriptor, so renaming the folder meanwhile strands nothing.
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "output_target.h"
+#include "output_file.h"
 #include "signal_cleanup.h"
 
 namespace lrelu_cli {
@@ -22,7 +22,7 @@ class AtomicOutput {
  public:
   // Removes stale temporary files of the same output (saying so on
   // stderr) and creates this one; throws CliError.
-  explicit AtomicOutput(OutputTarget target);
+  explicit AtomicOutput(OutputFile file);
   AtomicOutput(const AtomicOutput&) = delete;
   AtomicOutput& operator=(const AtomicOutput&) = delete;
   // Removes the temporary file unless Commit() succeeded.
@@ -30,9 +30,9 @@ class AtomicOutput {
 
   // Appends bytes; throws CliError.
   void Write(const void* data, std::size_t size);
-  // Flushes, gives the file the target's owner, group and permissions
+  // Flushes, gives the file the output file's owner, group and permissions
   // (set-id bits included), or 0666 & ~umask for a new file, and renames
-  // it over the target; throws CliError.
+  // it over the output file; throws CliError.
   void Commit();
 
  private:
@@ -43,7 +43,7 @@ class AtomicOutput {
   void PaceWriteBack(uint64_t end);
   void CopyOwnerAndMode();
 
-  OutputTarget target_;
+  OutputFile file_;
   std::string temp_name_;
   int fd_ = -1;
   bool committed_ = false;

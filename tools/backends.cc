@@ -1,11 +1,28 @@
 #include "backends.h"
 
 #include "errors.h"
+#include "lrelu/lrelu.hpp"
 
 namespace lrelu_cli {
 
+// The library numbers its backends 0, 1, ... and names each one; the first
+// value without a name ends the list.
 std::vector<lrelu_backend_t> AllBackends() {
-  return {LRELU_BACKEND_CPU, LRELU_BACKEND_CUDA, LRELU_BACKEND_OPENCL};
+  std::vector<lrelu_backend_t> backends;
+  for (int i = 0;; ++i) {
+    const auto backend = static_cast<lrelu_backend_t>(i);
+    if (lrelu_backend_name(backend) == nullptr) break;
+    backends.push_back(backend);
+  }
+  return backends;
+}
+
+std::vector<std::string> BackendNames() {
+  std::vector<std::string> names;
+  for (lrelu_backend_t backend : AllBackends()) {
+    names.emplace_back(lrelu_backend_name(backend));
+  }
+  return names;
 }
 
 BackendInfo QueryBackend(lrelu_backend_t backend) {
@@ -31,15 +48,16 @@ lrelu_backend_t BackendFromName(const std::string& name) {
   for (lrelu_backend_t backend : AllBackends()) {
     if (name == lrelu_backend_name(backend)) return backend;
   }
-  throw UsageError("unknown backend " + Quote(name, 40) +
-                   " (use cpu, cuda or opencl)");
+  std::string known;
+  for (const std::string& n : BackendNames()) {
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw UsageError("unknown backend " + Quote(name, 40) + " (use " + known +
+                   ")");
 }
 
 std::vector<std::string> BackendVariants(lrelu_backend_t backend) {
-  if (backend == LRELU_BACKEND_CPU) {
-    return {"reference", "contiguous", "strided"};
-  }
-  return {"scalar", "vec4"};
+  return lrelu::backend_variants(backend);
 }
 
 }  // namespace lrelu_cli

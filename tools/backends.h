@@ -20,16 +20,20 @@ struct BackendInfo {
   std::string unavailable_reason;    // "" when available
 };
 
-// Every backend the library knows, CPU first.
+// Every backend the library knows, CPU first (its backend table).
 std::vector<lrelu_backend_t> AllBackends();
+
+// Their names ("cpu", "cuda", "opencl"), in the same order.
+std::vector<std::string> BackendNames();
 
 BackendInfo QueryBackend(lrelu_backend_t backend);
 
-// "cpu", "cuda" or "opencl" (the command line checks the spelling first);
+// One of BackendNames() (the command line checks the spelling first);
 // throws UsageError for anything else.
 lrelu_backend_t BackendFromName(const std::string& name);
 
-// The variants a backend can be forced to, in the order they are tested.
+// The variants a backend can be forced to, in the order they are tested
+// (lrelu_backend_variant).
 std::vector<std::string> BackendVariants(lrelu_backend_t backend);
 
 }  // namespace lrelu_cli

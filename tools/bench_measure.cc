@@ -104,7 +104,9 @@ BenchResult MeasureCase(const lrelu::BenchCase& c, const BenchConfig& config,
 
   BenchResult r;
   r.variant_used = executor.variant();
-  r.target_used = executor.cpu_target();
+  // The SIMD target, or on a device backend the device.
+  r.target_used =
+      executor.cpu_target().empty() ? executor.device() : executor.cpu_target();
   r.tasks = executor.tasks();
   // Device plans report their own parallelism; their copies stay on the
   // host's calling thread.

@@ -49,7 +49,7 @@ void CheckOptions(lrelu::DType dtype, double alpha,
   alignas(8) unsigned char element[8] = {};
   const lrelu::TensorView view(element, dtype, {1});
   try {
-    lrelu::leaky_relu(view, view, alpha, options);
+    lrelu::leaky_relu(view, alpha, view, options);
   } catch (const lrelu::Error& e) {
     throw CliError(std::string("the options are not usable: ") + e.what());
   }
@@ -158,11 +158,11 @@ void RunApply(const ApplyArgs& args) {
     throw CliError(Quote(args.input) + ": " + e.what());
   }
 
-  OutputTarget target =
+  OutputFile file =
       ResolveOutput(args.output.empty() ? args.input : args.output);
-  const bool same_file = target.exists &&
-                         target.status.st_dev == input.status().st_dev &&
-                         target.status.st_ino == input.status().st_ino;
+  const bool same_file = file.exists &&
+                         file.status.st_dev == input.status().st_dev &&
+                         file.status.st_ino == input.status().st_ino;
   if (same_file && !args.in_place) {
     throw UsageError("the output " + Quote(args.output) +
                      " is the input file " + Quote(args.input) +
@@ -175,7 +175,7 @@ void RunApply(const ApplyArgs& args) {
     CheckOptions(ToDType(header.type), alpha, options);
   }
 
-  AtomicOutput output(std::move(target));
+  AtomicOutput output(std::move(file));
   const std::string preamble = FormatNpyHeader(header);
   output.Write(preamble.data(), preamble.size());
   if (chunks != nullptr) {
@@ -229,7 +229,7 @@ void RegisterApplyCommand(CLI::App& app) {
       ->add_option("--backend", args->backend,
                    "cpu, or opencl (host data copied to the device and "
                    "back); cuda is refused (it needs device memory)")
-      ->check(CLI::IsMember({"cpu", "opencl", "cuda"}))
+      ->check(CLI::IsMember(BackendNames()))
       ->capture_default_str();
   command
       ->add_option("--device", args->device,

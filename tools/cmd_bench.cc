@@ -111,9 +111,9 @@ nlohmann::json Record(const lrelu::BenchCase& c, const std::string& backend,
 }
 
 // Like apply's output, the file appears whole or not at all.
-void WriteJson(OutputTarget target, const nlohmann::json& records) {
+void WriteJson(OutputFile file, const nlohmann::json& records) {
   const std::string text = records.dump(1) + "\n";
-  AtomicOutput output(std::move(target));
+  AtomicOutput output(std::move(file));
   output.Write(text.data(), text.size());
   output.Commit();
 }
@@ -138,10 +138,10 @@ void RunBench(const BenchArgs& args) {
                    " is not usable here: " + info.unavailable_reason);
   }
   // Fails before any timing when the JSON's folder is not usable.
-  OutputTarget json_target;
+  OutputFile json_output;
   if (!args.json_file.empty()) {
     InstallSignalCleanup();
-    json_target = ResolveOutput(args.json_file);
+    json_output = ResolveOutput(args.json_file);
   }
 
   std::vector<lrelu::BenchCase> cases;
@@ -209,7 +209,7 @@ void RunBench(const BenchArgs& args) {
       "%zu measured, %zu skipped, %zu cases over --max-elements "
       "%zu left out; %.1f s\n",
       records.size(), failed, too_large, max_elements, elapsed.count());
-  if (!args.json_file.empty()) WriteJson(std::move(json_target), records);
+  if (!args.json_file.empty()) WriteJson(std::move(json_output), records);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace lrelu_cli {
 namespace {
 
 struct EmitArgs {
-  std::string target;
+  std::string language;  // --target: the emitted kernel language
   std::string dtype = "float32";
   std::string variant = "vec4";
   uint32_t workgroup_size = 0;
@@ -32,7 +32,7 @@ lrelu::DType ParseDType(const std::string& name) {
 
 void RunEmit(const EmitArgs& args) {
   const std::string source = lrelu::kernel_source(
-      args.target, ParseDType(args.dtype), args.variant, args.workgroup_size);
+      args.language, ParseDType(args.dtype), args.variant, args.workgroup_size);
   if (args.output.empty() || args.output == "-") {
     std::cout << source;
     return;
@@ -50,7 +50,7 @@ void RegisterEmitCommand(CLI::App& app) {
   auto args = std::make_shared<EmitArgs>();
   CLI::App* command = app.add_subcommand(
       "emit", "Print kernel source for another runtime (WGSL, OpenCL, CUDA)");
-  command->add_option("--target", args->target, "wgsl, opencl or cuda")
+  command->add_option("--target", args->language, "wgsl, opencl or cuda")
       ->required()
       ->check(CLI::IsMember({"wgsl", "opencl", "cuda"}));
   command->add_option("--dtype", args->dtype,

@@ -94,6 +94,13 @@ std::vector<std::string> CpuTargets(const std::string& wanted) {
                    " is not runnable here (runnable:" + list + ", or all)");
 }
 
+// --backend's choices: each backend, or all of them.
+std::vector<std::string> BackendNamesAndAll() {
+  std::vector<std::string> names = BackendNames();
+  names.emplace_back("all");
+  return names;
+}
+
 std::vector<lrelu_backend_t> Backends(const std::string& name) {
   if (name == "all") return AllBackends();
   return {BackendFromName(name)};
@@ -200,7 +207,7 @@ void RegisterTestCommand(CLI::App& app) {
       ->add_option("--backend", args->backend,
                    "cpu, opencl, cuda, or all (every backend; those with no "
                    "device are reported as skipped)")
-      ->check(CLI::IsMember({"cpu", "opencl", "cuda", "all"}))
+      ->check(CLI::IsMember(BackendNamesAndAll()))
       ->capture_default_str();
   command
       ->add_option("--cpu-target", args->cpu_target,

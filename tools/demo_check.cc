@@ -107,9 +107,8 @@ void RunSelfCheck(std::size_t threads) {
     const std::vector<int64_t> shape = {static_cast<int64_t>(count)};
     std::size_t mismatches = 0;
     for (double alpha : kAlphas) {
-      lrelu::leaky_relu(lrelu::TensorView(x_copy.data(), dtype, shape),
-                        lrelu::TensorView(y.data(), dtype, shape), alpha,
-                        options);
+      lrelu::leaky_relu(lrelu::TensorView(x_copy.data(), dtype, shape), alpha,
+                        lrelu::TensorView(y.data(), dtype, shape), options);
       if (x_copy != x) {
         throw CliError("demo: leaky_relu changed its input x (" +
                        lrelu::dtype_name(dtype) + ")");
@@ -117,9 +116,8 @@ void RunSelfCheck(std::size_t threads) {
       mismatches += CountMismatches(dtype, alpha, x, y, count);
       // In-place must give the same bits as out-of-place.
       std::vector<unsigned char> z = x;
-      lrelu::leaky_relu(lrelu::TensorView(z.data(), dtype, shape),
-                        lrelu::TensorView(z.data(), dtype, shape), alpha,
-                        options);
+      lrelu::leaky_relu(lrelu::TensorView(z.data(), dtype, shape), alpha,
+                        lrelu::TensorView(z.data(), dtype, shape), options);
       mismatches += CountMismatches(dtype, alpha, x, z, count);
     }
     const char* what =

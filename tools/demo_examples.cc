@@ -21,7 +21,7 @@ using lrelu::reference::HalfToFloat;
 std::vector<float> Apply(std::vector<float> x, double alpha) {
   const lrelu::TensorView view(x.data(), lrelu::DType::kFloat32,
                                {static_cast<int64_t>(x.size())});
-  lrelu::leaky_relu(view, view, alpha);
+  lrelu::leaky_relu(view, alpha, view);
   return x;
 }
 
@@ -36,7 +36,7 @@ std::string List(const std::vector<float>& values) {
 // y for one 16-bit x (float16 or bfloat16), computed by the library.
 uint16_t Apply16(uint16_t x, lrelu::DType dtype, double alpha) {
   const lrelu::TensorView view(&x, dtype, {});
-  lrelu::leaky_relu(view, view, alpha);
+  lrelu::leaky_relu(view, alpha, view);
   return x;
 }
 

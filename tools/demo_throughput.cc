@@ -80,8 +80,8 @@ void RunThroughput(std::size_t threads) {
       all.threads = threads;
       const int repeats =
           static_cast<int>(std::max<std::size_t>(1, kMinElementsPerSample / n));
-      auto run_one = [&] { lrelu::leaky_relu(xv, yv, 0.01, one); };
-      auto run_all = [&] { lrelu::leaky_relu(xv, yv, 0.01, all); };
+      auto run_one = [&] { lrelu::leaky_relu(xv, 0.01, yv, one); };
+      auto run_all = [&] { lrelu::leaky_relu(xv, 0.01, yv, all); };
       auto run_copy = [&] { MemcpyCopy(y.data(), x.data(), n * item); };
       run_one();  // warm up caches, pages and the thread pool
       run_all();

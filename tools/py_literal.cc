@@ -27,12 +27,12 @@ class Parser {
     PyLiteral value = ParseValue(0);
     SkipSpace();
     if (pos_ != text_.size())
-      Fail("unexpected " + Describe() + " after the literal");
+      Throw("unexpected " + Describe() + " after the literal");
     return value;
   }
 
  private:
-  [[noreturn]] void Fail(const std::string& message) const {
+  [[noreturn]] void Throw(const std::string& message) const {
     throw PyLiteralError(message + " at offset " + std::to_string(pos_));
   }
 
@@ -55,11 +55,11 @@ class Parser {
 
   PyLiteral ParseValue(int depth) {
     if (depth > kMaxDepth) {
-      Fail("literal nests more than " + std::to_string(kMaxDepth) +
-           " levels deep");
+      Throw("literal nests more than " + std::to_string(kMaxDepth) +
+            " levels deep");
     }
     SkipSpace();
-    if (pos_ >= text_.size()) Fail("unexpected end of header");
+    if (pos_ >= text_.size()) Throw("unexpected end of header");
     const char c = text_[pos_];
     if (c == '{') return ParseContainer(PyLiteral::Kind::kDict, '}', depth);
     if (c == '(') return ParseContainer(PyLiteral::Kind::kTuple, ')', depth);
@@ -67,7 +67,7 @@ class Parser {
     if (c == '\'' || c == '"') return ParseString();
     if (c == '-' || c == '+' || IsDigit(c)) return ParseInt();
     if (IsNameChar(c)) return ParseName();
-    Fail("unexpected " + Describe());
+    Throw("unexpected " + Describe());
   }
 
   PyLiteral ParseContainer(PyLiteral::Kind kind, char close, int depth) {
@@ -81,7 +81,7 @@ class Parser {
       SkipSpace();
       if (kind == PyLiteral::Kind::kDict) {
         if (pos_ >= text_.size() || text_[pos_] != ':') {
-          Fail("expected ':' but found " + Describe());
+          Throw("expected ':' but found " + Describe());
         }
         ++pos_;
         result.items.push_back(ParseValue(depth + 1));
@@ -93,11 +93,11 @@ class Parser {
         trailing_comma = true;
         SkipSpace();
       } else if (pos_ >= text_.size() || text_[pos_] != close) {
-        Fail(std::string("expected ',' or '") + close + "' but found " +
-             Describe());
+        Throw(std::string("expected ',' or '") + close + "' but found " +
+              Describe());
       }
     }
-    if (pos_ >= text_.size()) Fail(std::string("missing '") + close + "'");
+    if (pos_ >= text_.size()) Throw(std::string("missing '") + close + "'");
     ++pos_;  // the closing bracket
     // As in Python, "(x)" is x in parentheses; only "(x,)" is a tuple.
     if (kind == PyLiteral::Kind::kTuple && result.items.size() == 1 &&
@@ -113,12 +113,12 @@ class Parser {
     result.kind = PyLiteral::Kind::kString;
     while (true) {
       if (pos_ >= text_.size() || text_[pos_] == '\n')
-        Fail("unterminated string");
+        Throw("unterminated string");
       const char c = text_[pos_];
       if (c == quote) break;
       // Escapes never occur in a .npy header; rejecting them keeps the
       // parser small.
-      if (c == '\\') Fail("escape sequences in strings are not supported");
+      if (c == '\\') Throw("escape sequences in strings are not supported");
       result.text += c;
       ++pos_;
     }
@@ -136,22 +136,22 @@ class Parser {
       SkipSpace();  // Python allows "- 3"
     }
     if (pos_ >= text_.size() || !IsDigit(text_[pos_])) {
-      Fail("expected a digit but found " + Describe());
+      Throw("expected a digit but found " + Describe());
     }
     const std::size_t start = pos_;
     while (pos_ < text_.size() && IsDigit(text_[pos_])) ++pos_;
     std::string digits(text_.substr(start, pos_ - start));
     if (digits.size() > 1 && digits[0] == '0') {
       pos_ = start;
-      Fail("integer with a leading zero");
+      Throw("integer with a leading zero");
     }
     // Python 2 wrote long integers with an 'L' suffix; numpy still reads them.
     if (pos_ < text_.size() && (text_[pos_] == 'L' || text_[pos_] == 'l'))
       ++pos_;
     if (pos_ < text_.size() &&
         (IsNameChar(text_[pos_]) || text_[pos_] == '.')) {
-      Fail("only integer numbers are allowed, found " + Describe() +
-           " in a number");
+      Throw("only integer numbers are allowed, found " + Describe() +
+            " in a number");
     }
     result.text = negative && digits != "0" ? "-" + digits : digits;
     return result;
@@ -170,7 +170,7 @@ class Parser {
     if (name == "None") return result;
     pos_ = start;
     std::string shown(name.substr(0, 40));
-    Fail(
+    Throw(
         "the name '" + shown +
         "' is not a literal (only literals are allowed; nothing is evaluated)");
   }

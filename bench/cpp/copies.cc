@@ -4,7 +4,7 @@
 #include <pthreadpool.h>
 
 #include "bench_copy.h"
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
@@ -16,12 +16,12 @@ pthreadpool_t CopyPool() {
   return pool;
 }
 
-class Copy final : public Variant {
+class Copy final : public Contender {
  public:
   Copy(const char* name, CopyFunction fn, int threads)
-      : Variant("copy", name, threads, false, true), fn_(fn) {}
+      : Contender("copy", name, threads, false, true), fn_(fn) {}
   bool Supports(lrelu_dtype_t) const override { return true; }
-  bool Setup(const Problem& p, std::string*) override {
+  bool Setup(const Buffers& p, std::string*) override {
     dst_ = static_cast<char*>(p.y);
     src_ = static_cast<const char*>(p.x);
     bytes_ = p.n * lrelu_dtype_size(p.dtype);
@@ -54,7 +54,7 @@ class Copy final : public Variant {
 
 }  // namespace
 
-void AddCopyVariants(VariantList* out) {
+void AddCopyVariants(ContenderList* out) {
   const CopyFunction simd = SimdCopyFunction();
   const CopyFunction nt = NtCopyFunction();
   for (int threads : {1, 2}) {

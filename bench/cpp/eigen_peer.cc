@@ -7,7 +7,7 @@
 #include <memory>
 #include <unsupported/Eigen/CXX11/Tensor>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
@@ -33,7 +33,7 @@ void TensorSelect(const void* x, void* y, size_t n, const Device& device) {
 }
 
 template <typename Device>
-void TensorSelect(const Problem& p, const Device& device) {
+void TensorSelect(const Buffers& p, const Device& device) {
   switch (p.dtype) {
     case LRELU_DTYPE_FLOAT32:
       return TensorSelect<float>(p.x, p.y, p.n, device);
@@ -46,11 +46,11 @@ void TensorSelect(const Problem& p, const Device& device) {
   }
 }
 
-class EigenArray final : public Variant {
+class EigenArray final : public Contender {
  public:
-  EigenArray() : Variant("Eigen", "Array (x>=0).select(x, a*x)", 1, false) {}
+  EigenArray() : Contender("Eigen", "Array (x>=0).select(x, a*x)", 1, false) {}
   bool Supports(lrelu_dtype_t) const override { return true; }
-  bool Setup(const Problem& p, std::string*) override {
+  bool Setup(const Buffers& p, std::string*) override {
     p_ = p;
     return true;
   }
@@ -68,18 +68,18 @@ class EigenArray final : public Variant {
   }
 
  private:
-  Problem p_{};
+  Buffers p_{};
 };
 
-class EigenTensor final : public Variant {
+class EigenTensor final : public Contender {
  public:
   explicit EigenTensor(int threads)
-      : Variant("Eigen",
-                threads > 1 ? "Tensor select, ThreadPoolDevice"
-                            : "Tensor select, DefaultDevice",
-                threads, false) {}
+      : Contender("Eigen",
+                  threads > 1 ? "Tensor select, ThreadPoolDevice"
+                              : "Tensor select, DefaultDevice",
+                  threads, false) {}
   bool Supports(lrelu_dtype_t) const override { return true; }
-  bool Setup(const Problem& p, std::string*) override {
+  bool Setup(const Buffers& p, std::string*) override {
     p_ = p;
     if (threads() > 1 && !pool_) {
       pool_ = std::make_unique<Eigen::ThreadPool>(threads());
@@ -97,14 +97,14 @@ class EigenTensor final : public Variant {
   }
 
  private:
-  Problem p_{};
+  Buffers p_{};
   std::unique_ptr<Eigen::ThreadPool> pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> device_;
 };
 
 }  // namespace
 
-void AddEigenVariants(VariantList* out) {
+void AddEigenVariants(ContenderList* out) {
   out->push_back(std::make_unique<EigenArray>());
   out->push_back(std::make_unique<EigenTensor>(1));
   out->push_back(std::make_unique<EigenTensor>(2));

@@ -14,9 +14,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A variant with its own call counter (in-place variants alternate alpha).
+// A contender with its own call counter (in-place contenders alternate alpha).
 struct Timed {
-  Variant* v;
+  Contender* v;
   size_t calls = 0;
   size_t batch = 1;
   double Batch() {  // seconds per call over one batch
@@ -44,21 +44,21 @@ void Calibrate(Timed* t, const Settings& s) {
   t->batch = std::max<size_t>(1, static_cast<size_t>(s.batch_s / best));
 }
 
-Block TimeOnce(VariantList& variants, size_t baseline, const Problem& p,
+Block TimeOnce(ContenderList& contenders, size_t baseline, const Buffers& p,
                const Settings& s, std::vector<pid_t>* known,
                std::string* pin_log) {
   Block block;
   block.rounds = s.RoundsFor(p.n) & ~1;
   if (block.rounds < 2) block.rounds = 2;
-  block.cells.resize(variants.size());
-  std::vector<Timed> timed(variants.size());
-  for (size_t i = 0; i < variants.size(); ++i) {
+  block.cells.resize(contenders.size());
+  std::vector<Timed> timed(contenders.size());
+  for (size_t i = 0; i < contenders.size(); ++i) {
     Cell& c = block.cells[i];
-    timed[i].v = variants[i].get();
-    if (!variants[i]->Supports(p.dtype)) continue;
-    c.supported = variants[i]->Setup(p, &c.why);
-    if (c.supported) c.info = variants[i]->Info();
-    PinNewThreads(known, variants[i]->impl() + " setup", pin_log);
+    timed[i].v = contenders[i].get();
+    if (!contenders[i]->Supports(p.dtype)) continue;
+    c.supported = contenders[i]->Setup(p, &c.why);
+    if (c.supported) c.info = contenders[i]->Info();
+    PinNewThreads(known, contenders[i]->impl() + " setup", pin_log);
   }
   Timed& base = timed[baseline];
 
@@ -77,8 +77,8 @@ Block TimeOnce(VariantList& variants, size_t baseline, const Problem& p,
     Calibrate(&timed[i], s);
     // Worker threads appear on a pool's first call; pin them before timing.
     PinNewThreads(known,
-                  variants[i]->impl() + " " + variants[i]->name() + " " +
-                      std::to_string(variants[i]->threads()) + "T",
+                  contenders[i]->impl() + " " + contenders[i]->name() + " " +
+                      std::to_string(contenders[i]->threads()) + "T",
                   pin_log);
     block.cells[i].calls_per_batch = timed[i].batch;
   }
@@ -112,21 +112,21 @@ Block TimeOnce(VariantList& variants, size_t baseline, const Problem& p,
     c.ratio_q3 = Quantile(estimates, 0.75);
     c.noisy = c.ratio_q3 - c.ratio_q1 > 0.2 * c.ratio;
     c.median_ns = 1e9 * Quantile(time[i], 0.5);
-    variants[i]->Teardown();
+    contenders[i]->Teardown();
   }
   return block;
 }
 
 }  // namespace
 
-Block TimeBlock(VariantList& variants, size_t baseline, const Problem& p,
+Block TimeBlock(ContenderList& contenders, size_t baseline, const Buffers& p,
                 const Settings& s, std::vector<pid_t>* known,
                 std::string* pin_log) {
   Block kept;
   for (int attempt = 1; attempt <= s.tries; ++attempt) {
     LoadMonitor load;
     load.Start();
-    Block b = TimeOnce(variants, baseline, p, s, known, pin_log);
+    Block b = TimeOnce(contenders, baseline, p, s, known, pin_log);
     b.other_load = load.Stop();
     b.attempts = attempt;
     if (attempt == 1 || b.other_load < kept.other_load) kept = std::move(b);

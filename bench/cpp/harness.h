@@ -1,4 +1,4 @@
-// The timing scheme: every variant is timed in batches paired with the copy
+// The timing scheme: every contender is timed in batches paired with the copy
 // baseline on the same buffers, alternating which of the two goes first; each
 // pair of rounds gives one estimate of the ratio (their geometric mean), and
 // a cell is the median estimate. Blocks measured while other processes were
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 
@@ -35,7 +35,7 @@ struct Settings {
 struct Cell {
   bool supported = false;
   std::string why;   // when not supported
-  std::string info;  // Variant::Info() after setup
+  std::string info;  // Contender::Info() after setup
   double ratio = 0;  // median estimate of time / baseline time
   double ratio_q1 = 0, ratio_q3 = 0;
   double median_ns = 0;  // median time per call
@@ -48,12 +48,12 @@ struct Block {
   int attempts = 0;
   bool loaded = false;  // still above the limit after every try
   int rounds = 0;
-  std::vector<Cell> cells;  // one per variant, in list order
+  std::vector<Cell> cells;  // one per contender, in list order
 };
 
-// Times every variant in `variants` that supports p.dtype against
-// variants[baseline]. `known_threads` and `pin_log` are for PinNewThreads.
-Block TimeBlock(VariantList& variants, size_t baseline, const Problem& p,
+// Times every contender in `contenders` that supports p.dtype against
+// contenders[baseline]. `known_threads` and `pin_log` are for PinNewThreads.
+Block TimeBlock(ContenderList& contenders, size_t baseline, const Buffers& p,
                 const Settings& s, std::vector<pid_t>* known_threads,
                 std::string* pin_log);
 

@@ -3,7 +3,7 @@
 // lrelu_execute per call), each out of place and in place.
 #include <string>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
@@ -18,20 +18,20 @@ lrelu_tensor_t View(void* data, lrelu_dtype_t dtype, const int64_t* shape) {
   return t;
 }
 
-class Lrelu final : public Variant {
+class Lrelu final : public Contender {
  public:
   Lrelu(bool planned, int threads, bool inplace)
-      : Variant("lrelu",
-                std::string(planned ? "lrelu_execute (planned)"
-                                    : "lrelu_leaky_relu (one call)") +
-                    (inplace ? ", in-place" : ""),
-                threads, inplace),
+      : Contender("lrelu",
+                  std::string(planned ? "lrelu_execute (planned)"
+                                      : "lrelu_leaky_relu (one call)") +
+                      (inplace ? ", in-place" : ""),
+                  threads, inplace),
         planned_(planned) {}
   ~Lrelu() override { Teardown(); }
 
   bool Supports(lrelu_dtype_t) const override { return true; }
 
-  bool Setup(const Problem& p, std::string* why) override {
+  bool Setup(const Buffers& p, std::string* why) override {
     shape_ = static_cast<int64_t>(p.n);
     x_ = View(inplace() ? p.y : const_cast<void*>(p.x), p.dtype, &shape_);
     y_ = View(p.y, p.dtype, &shape_);
@@ -87,7 +87,7 @@ class Lrelu final : public Variant {
 
 }  // namespace
 
-void AddLreluVariants(VariantList* out) {
+void AddLreluVariants(ContenderList* out) {
   for (int threads : {1, 2}) {
     for (bool inplace : {false, true}) {
       for (bool planned : {false, true}) {

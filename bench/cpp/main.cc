@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "contender.h"
 #include "data.h"
 #include "harness.h"
 #include "options.h"
 #include "system.h"
-#include "variant.h"
 
 namespace lrelu_bench {
 namespace {
@@ -31,8 +31,8 @@ std::string PeerKey(const std::string& impl) {
   return key == "plainloop" ? "plain" : key;
 }
 
-VariantList MakeVariants(const Options& o) {
-  VariantList all, kept;
+ContenderList MakeContenders(const Options& o) {
+  ContenderList all, kept;
   AddCopyVariants(&all);  // first: memcpy, 1 thread, is the baseline
   AddLreluVariants(&all);
   AddPlainVariants(&all);
@@ -46,7 +46,7 @@ VariantList MakeVariants(const Options& o) {
   AddEigenVariants(&all);
 #endif
   for (size_t i = 0; i < all.size(); ++i) {
-    const Variant& v = *all[i];
+    const Contender& v = *all[i];
     const bool peer_ok =
         o.peers.empty() || std::find(o.peers.begin(), o.peers.end(),
                                      PeerKey(v.impl())) != o.peers.end();
@@ -57,7 +57,7 @@ VariantList MakeVariants(const Options& o) {
   return kept;
 }
 
-nlohmann::json Describe(const Variant& v) {
+nlohmann::json Describe(const Contender& v) {
   return {{"impl", v.impl()},
           {"variant", v.name()},
           {"threads", v.threads()},
@@ -66,7 +66,7 @@ nlohmann::json Describe(const Variant& v) {
 }
 
 // Every peer against lrelu's one-call output, 1 thread, out of place.
-nlohmann::json CheckCorrectness(VariantList& variants, lrelu_dtype_t dtype,
+nlohmann::json CheckCorrectness(ContenderList& contenders, lrelu_dtype_t dtype,
                                 std::vector<pid_t>* known,
                                 std::string* pin_log) {
   const size_t n = 100003;  // odd, so every kernel has a tail
@@ -84,7 +84,7 @@ nlohmann::json CheckCorrectness(VariantList& variants, lrelu_dtype_t dtype,
     std::exit(1);
   }
   nlohmann::json rows = nlohmann::json::array();
-  for (auto& v : variants) {
+  for (auto& v : contenders) {
     if (v->is_copy()) continue;
     nlohmann::json row = Describe(*v);
     row["dtype"] = ShortName(dtype);
@@ -96,13 +96,13 @@ nlohmann::json CheckCorrectness(VariantList& variants, lrelu_dtype_t dtype,
     } else {
       std::memset(y.data(), 0xA5, bytes);
     }
-    const Problem p{dtype, n, x.data(), y.data()};
+    const Buffers p{dtype, n, x.data(), y.data()};
     if (!v->Setup(p, &why)) {
       row["result"] = "UNSUPPORTED: " + why;
       row["exact"] = false;
       row["supported"] = false;
     } else {
-      v->Run(0);  // call 0: alpha 0.01 for in-place variants too
+      v->Run(0);  // call 0: alpha 0.01 for in-place contenders too
       PinNewThreads(known, v->impl() + " " + std::to_string(v->threads()) + "T",
                     pin_log);
       const Diff d = Compare(dtype, expected.data(), y.data(), n);
@@ -147,7 +147,7 @@ int Main(int argc, char** argv) {
     pin_log = "main->cpu0; " + pin_log;
   }
 
-  VariantList variants = MakeVariants(o);
+  ContenderList contenders = MakeContenders(o);
   nlohmann::json doc;
   doc["meta"] = {{"harness", "lrelu_bench_peers"},
                  {"date", Now()},
@@ -168,7 +168,7 @@ int Main(int argc, char** argv) {
 
   if (o.correctness) {
     for (lrelu_dtype_t dtype : o.dtypes) {
-      for (auto& row : CheckCorrectness(variants, dtype, &known, &pin_log)) {
+      for (auto& row : CheckCorrectness(contenders, dtype, &known, &pin_log)) {
         correctness.push_back(row);
       }
     }
@@ -179,8 +179,8 @@ int Main(int argc, char** argv) {
       const size_t bytes = n * lrelu_dtype_size(dtype);
       Buffer x(bytes), y(bytes);
       FillUniform(dtype, x.data(), n, 1);
-      const Problem p{dtype, n, x.data(), y.data()};
-      const Block b = TimeBlock(variants, 0, p, o.settings, &known, &pin_log);
+      const Buffers p{dtype, n, x.data(), y.data()};
+      const Block b = TimeBlock(contenders, 0, p, o.settings, &known, &pin_log);
       std::printf("%s n=%zu: other load %.2f CPU, %d attempt(s)%s\n",
                   ShortName(dtype), n, b.other_load, b.attempts,
                   b.loaded ? " [loaded: cells flagged !]" : "");
@@ -190,9 +190,9 @@ int Main(int argc, char** argv) {
                         {"attempts", b.attempts},
                         {"loaded", b.loaded},
                         {"rounds", b.rounds}});
-      for (size_t i = 0; i < variants.size(); ++i) {
+      for (size_t i = 0; i < contenders.size(); ++i) {
         const Cell& c = b.cells[i];
-        const Variant& v = *variants[i];
+        const Contender& v = *contenders[i];
         if (!v.Supports(dtype)) continue;
         nlohmann::json r = Describe(v);
         r["lang"] = "cpp";

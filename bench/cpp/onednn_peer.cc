@@ -6,7 +6,7 @@
 #include <dnnl.hpp>
 #include <optional>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
@@ -24,10 +24,11 @@ std::optional<dnnl::memory::data_type> DnnlType(lrelu_dtype_t dtype) {
   }
 }
 
-class Onednn final : public Variant {
+class Onednn final : public Contender {
  public:
   explicit Onednn(int threads)
-      : Variant("oneDNN", "eltwise_relu(alpha) fwd_inference", threads, false),
+      : Contender("oneDNN", "eltwise_relu(alpha) fwd_inference", threads,
+                  false),
         engine_(dnnl::engine::kind::cpu, 0),
         stream_(engine_) {}
 
@@ -35,7 +36,7 @@ class Onednn final : public Variant {
     return DnnlType(dtype).has_value();
   }
 
-  bool Setup(const Problem& p, std::string* why) override {
+  bool Setup(const Buffers& p, std::string* why) override {
     try {
       const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(p.n)},
                                   *DnnlType(p.dtype),
@@ -80,7 +81,7 @@ class Onednn final : public Variant {
 
 }  // namespace
 
-void AddOnednnVariants(VariantList* out) {
+void AddOnednnVariants(ContenderList* out) {
   for (int threads : {1, 2}) out->push_back(std::make_unique<Onednn>(threads));
 }
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
@@ -46,15 +46,15 @@ void LoopBf16(const uint16_t* x, uint16_t* y, size_t n, float alpha,
   }
 }
 
-class Plain final : public Variant {
+class Plain final : public Contender {
  public:
   explicit Plain(int threads)
-      : Variant("plain loop",
-                threads > 1 ? "-O3 -march=native -fno-trapping-math, omp"
-                            : "-O3 -march=native -fno-trapping-math",
-                threads, false) {}
+      : Contender("plain loop",
+                  threads > 1 ? "-O3 -march=native -fno-trapping-math, omp"
+                              : "-O3 -march=native -fno-trapping-math",
+                  threads, false) {}
   bool Supports(lrelu_dtype_t) const override { return true; }
-  bool Setup(const Problem& p, std::string*) override {
+  bool Setup(const Buffers& p, std::string*) override {
     p_ = p;
     return true;
   }
@@ -83,12 +83,12 @@ class Plain final : public Variant {
   }
 
  private:
-  Problem p_{};
+  Buffers p_{};
 };
 
 }  // namespace
 
-void AddPlainVariants(VariantList* out) {
+void AddPlainVariants(ContenderList* out) {
   out->push_back(std::make_unique<Plain>(1));
 #ifdef LRELU_BENCH_HAVE_OPENMP
   out->push_back(std::make_unique<Plain>(2));

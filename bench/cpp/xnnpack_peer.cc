@@ -4,15 +4,15 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
-#include "variant.h"
+#include "contender.h"
 
 namespace lrelu_bench {
 namespace {
 
-class Xnnpack final : public Variant {
+class Xnnpack final : public Contender {
  public:
   explicit Xnnpack(int threads)
-      : Variant("XNNPACK", "leaky_relu_nc", threads, false) {}
+      : Contender("XNNPACK", "leaky_relu_nc", threads, false) {}
   ~Xnnpack() override {
     Teardown();
     if (pool_) pthreadpool_destroy(pool_);
@@ -22,7 +22,7 @@ class Xnnpack final : public Variant {
     return dtype == LRELU_DTYPE_FLOAT32 || dtype == LRELU_DTYPE_FLOAT16;
   }
 
-  bool Setup(const Problem& p, std::string* why) override {
+  bool Setup(const Buffers& p, std::string* why) override {
     if (xnn_initialize(nullptr) != xnn_status_success) {
       *why = "xnn_initialize failed (CPU not supported?)";
       return false;
@@ -66,7 +66,7 @@ class Xnnpack final : public Variant {
 
 }  // namespace
 
-void AddXnnpackVariants(VariantList* out) {
+void AddXnnpackVariants(ContenderList* out) {
   for (int threads : {1, 2}) out->push_back(std::make_unique<Xnnpack>(threads));
 }
 

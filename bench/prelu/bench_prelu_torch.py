@@ -1,4 +1,4 @@
-"""PReLU against PyTorch (issue 15): F.prelu forward and its backward
+"""PReLU against PyTorch: F.prelu forward and its backward
 (dx and the weight's gradient) next to lrelu.prelu / prelu_backward on the
 same float32 tensors, NCHW per channel, 64 and 512 channels, in cache
 (64 Ki elements) and out of cache (16 Mi). Best time of the repetitions,

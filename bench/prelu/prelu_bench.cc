@@ -1,4 +1,4 @@
-// PReLU benchmark (issue 15): per-channel alpha (NCHW [C,1,1], NHWC [C];
+// PReLU benchmark: per-channel alpha (NCHW [C,1,1], NHWC [C];
 // 64 and 512 channels) against scalar alpha on the same tensor, dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.

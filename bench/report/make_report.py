@@ -92,7 +92,7 @@ def build(merged, command, plot_name):
         'other processes kept more than 0.15 CPU busy during the block, '
         'after retries.',
         '',
-        '## Goals (issue 7)',
+        '## Goals',
         '',
         tables.goals_table(g),
         '',

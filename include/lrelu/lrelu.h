@@ -49,7 +49,7 @@ extern "C" {
 #define LRELU_VERSION_MAJOR 0
 #define LRELU_VERSION_MINOR 1
 #define LRELU_VERSION_PATCH 0
-/** The version of the operator contract (contract/manifest.json) this header
+/** The version of the operator contract (contract/v1/manifest.json) this header
  * implements. */
 #define LRELU_CONTRACT_VERSION 1
 /** alpha when the caller has no opinion (ONNX, PyTorch, MATLAB). */
@@ -292,10 +292,15 @@ LRELU_API lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
  * invalid executor. */
 LRELU_API const char* lrelu_executor_variant(const lrelu_executor_t* executor);
 
-/** The SIMD target the plan's kernels were compiled for (e.g. "AVX3"); for
- * a device backend, the device. NULL for an invalid executor. */
+/** The SIMD target the plan's kernels were compiled for (e.g. "AVX3"); ""
+ * for a device backend (see lrelu_executor_device). NULL for an invalid
+ * executor. */
 LRELU_API const char* lrelu_executor_cpu_target(
     const lrelu_executor_t* executor);
+
+/** The device that runs the plan, as lrelu_device_name names it ("host CPU"
+ * for the CPU backend). NULL for an invalid executor. */
+LRELU_API const char* lrelu_executor_device(const lrelu_executor_t* executor);
 
 /** How many tasks the plan splits the work into (1 = calling thread only);
  * 0 for an invalid executor. */
@@ -360,6 +365,12 @@ LRELU_API int lrelu_device_count(lrelu_backend_t backend);
 
 /** Name of device i of the backend, or NULL when out of range. */
 LRELU_API const char* lrelu_device_name(lrelu_backend_t backend, int i);
+
+/** Variant i of the backend that options.variant can force (besides
+ * "auto"), in the order the tests run them: CPU "reference", "contiguous",
+ * "strided"; CUDA and OpenCL "scalar", "vec4". NULL past the last one or for
+ * an unknown backend; built or not. */
+LRELU_API const char* lrelu_backend_variant(lrelu_backend_t backend, size_t i);
 
 /** Why the backend has no device ("" when it has one), e.g. "backend cuda
  * is not built into this library" or the driver's own message. Valid until

@@ -172,9 +172,9 @@ struct Options {
   }
 };
 
-// y = x < 0 ? alpha * x : x. y may be x (in-place).
-inline void leaky_relu(const TensorView& x, const TensorView& y,
-                       double alpha = kDefaultAlpha,
+// y = x < 0 ? alpha * x : x. y may be x (in-place). Arguments in the C
+// ABI's order (x, alpha, y), as Executor::forward.
+inline void leaky_relu(const TensorView& x, double alpha, const TensorView& y,
                        const Options& options = Options()) {
   const lrelu_tensor_t cx = x.c_view();
   const lrelu_tensor_t cy = y.c_view();
@@ -182,19 +182,28 @@ inline void leaky_relu(const TensorView& x, const TensorView& y,
   check(lrelu_leaky_relu(&cx, alpha, &cy, &o));
 }
 
+// The same with y before alpha: the order of lrelu 0.1's first C++ layer,
+// kept so that existing callers still compile. New code uses the order
+// above.
+inline void leaky_relu(const TensorView& x, const TensorView& y,
+                       double alpha = kDefaultAlpha,
+                       const Options& options = Options()) {
+  leaky_relu(x, alpha, y, options);
+}
+
 // Allocates y with x's shape and dtype and returns it.
 inline Tensor leaky_relu(const TensorView& x, double alpha = kDefaultAlpha,
                          const Options& options = Options()) {
   Tensor y(x.dtype, x.shape);
-  leaky_relu(x, y.view(), alpha, options);
+  leaky_relu(x, alpha, y.view(), options);
   return y;
 }
 
-// dx = s < 0 ? alpha * dy : dy with s = x (or y, for alpha > 0).
+// dx = s < 0 ? alpha * dy : dy with s = x (or y, for alpha > 0). Arguments
+// in the C ABI's order (dy, s, alpha, source, dx), as Executor::backward.
 inline void leaky_relu_backward(const TensorView& dy, const TensorView& s,
+                                double alpha, GradSource source,
                                 const TensorView& dx,
-                                double alpha = kDefaultAlpha,
-                                GradSource source = GradSource::kFromX,
                                 const Options& options = Options()) {
   const lrelu_tensor_t cdy = dy.c_view();
   const lrelu_tensor_t cs = s.c_view();
@@ -204,13 +213,23 @@ inline void leaky_relu_backward(const TensorView& dy, const TensorView& s,
       &cdy, &cs, alpha, static_cast<lrelu_grad_source_t>(source), &cdx, &o));
 }
 
+// The same with dx before alpha (lrelu 0.1's first order), kept so that
+// existing callers still compile. New code uses the order above.
+inline void leaky_relu_backward(const TensorView& dy, const TensorView& s,
+                                const TensorView& dx,
+                                double alpha = kDefaultAlpha,
+                                GradSource source = GradSource::kFromX,
+                                const Options& options = Options()) {
+  leaky_relu_backward(dy, s, alpha, source, dx, options);
+}
+
 // Allocates dx with dy's shape and dtype and returns it.
 inline Tensor leaky_relu_backward(const TensorView& dy, const TensorView& s,
                                   double alpha = kDefaultAlpha,
                                   GradSource source = GradSource::kFromX,
                                   const Options& options = Options()) {
   Tensor dx(dy.dtype, dy.shape);
-  leaky_relu_backward(dy, s, dx.view(), alpha, source, options);
+  leaky_relu_backward(dy, s, alpha, source, dx.view(), options);
   return dx;
 }
 
@@ -322,7 +341,9 @@ class Executor {
     check(lrelu_executor_bind(raw_, data, 3));
   }
   std::string variant() const { return lrelu_executor_variant(raw_); }
+  // SIMD target ("" on a device backend) and the device that runs the plan.
   std::string cpu_target() const { return lrelu_executor_cpu_target(raw_); }
+  std::string device() const { return lrelu_executor_device(raw_); }
   std::size_t tasks() const { return lrelu_executor_tasks(raw_); }
   lrelu_executor_t* get() const { return raw_; }
 
@@ -355,6 +376,14 @@ inline std::vector<std::string> device_names(lrelu_backend_t backend) {
   for (int i = 0; i < lrelu_device_count(backend); ++i) {
     const char* name = lrelu_device_name(backend, i);
     names.emplace_back(name != nullptr ? name : "");
+  }
+  return names;
+}
+// The variants options.variant can force (lrelu_backend_variant).
+inline std::vector<std::string> backend_variants(lrelu_backend_t backend) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; lrelu_backend_variant(backend, i) != nullptr; ++i) {
+    names.emplace_back(lrelu_backend_variant(backend, i));
   }
   return names;
 }

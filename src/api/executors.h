@@ -4,7 +4,7 @@
 #ifndef LRELU_SRC_API_EXECUTORS_H_
 #define LRELU_SRC_API_EXECUTORS_H_
 
-#include "api/backend.h"
+#include "core/backend.h"
 #include "lrelu/lrelu.h"
 
 struct lrelu_executor {

@@ -7,13 +7,14 @@
 #include <cstring>
 #include <new>
 
-#include "api/backend.h"
-#include "api/error.h"
+#include "api/backends.h"
+#include "api/executor.h"
 #include "api/executors.h"
-#include "api/problem.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/problem.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
-#include "gpu_common/backends.h"
 #include "reference/dtype_traits.h"
 
 namespace lrelu {
@@ -27,19 +28,11 @@ bool LiveExecutor(const lrelu_executor* executor) {
   return false;
 }
 
-// The backend options.backend names; nullptr when it is not built in.
+// The backend options.backend names (api/backends.cc's table); nullptr
+// when it names none or is not built in.
 const Backend* SelectBackend(const lrelu_options_t& options) {
-  switch (options.backend) {
-    case LRELU_BACKEND_CPU:
-      return &CpuBackend();
-    case LRELU_BACKEND_CUDA:
-      return CudaBackend();
-    case LRELU_BACKEND_OPENCL:
-      return OpenClBackend();
-    default:
-      break;
-  }
-  return nullptr;
+  const Backend* backend = BackendAt(options.backend);
+  return backend != nullptr && backend->built() ? backend : nullptr;
 }
 
 lrelu_status_t CheckOptions(const lrelu_options_t* options);
@@ -114,9 +107,8 @@ lrelu_status_t CheckOptions(const lrelu_options_t* options) {
     const char* name = lrelu_backend_name(options->backend);
     if (name == nullptr) {
       return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
-                  "backend %d is not built into this library (backends: cpu "
-                  "0, cuda 1, opencl 2)",
-                  static_cast<int>(options->backend));
+                  "backend %d is not built into this library (backends: %s)",
+                  static_cast<int>(options->backend), BackendList().c_str());
     }
     return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
                 "backend %s is not built into this library", name);
@@ -308,7 +300,12 @@ const char* lrelu_executor_variant(const lrelu_executor_t* executor) {
 
 const char* lrelu_executor_cpu_target(const lrelu_executor_t* executor) {
   if (!lrelu::LiveExecutor(executor)) return nullptr;
-  return executor->plan.target;
+  return executor->plan.simd_target;
+}
+
+const char* lrelu_executor_device(const lrelu_executor_t* executor) {
+  if (!lrelu::LiveExecutor(executor)) return nullptr;
+  return executor->plan.device;
 }
 
 size_t lrelu_executor_tasks(const lrelu_executor_t* executor) {

@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "api/backend.h"
-#include "api/error.h"
+#include "api/executor.h"
 #include "api/prelu_dalpha.h"
 #include "api/prelu_device.h"
 #include "api/prelu_plan.h"
 #include "api/prelu_rows.h"
+#include "core/backend.h"
+#include "core/error.h"
 #include "cpu/thread_pool.h"
 #include "lrelu/lrelu.h"
 #include "reference/exact_sum.h"
@@ -122,7 +123,8 @@ lrelu_status_t Finish(std::shared_ptr<PreluPlan> p, const char* target,
                       Plan* plan) {
   plan->backend = &kPreluBackend;
   plan->variant = p->alpha.n == 0 ? "empty" : "prelu";
-  plan->target = target != nullptr ? target : "";
+  plan->simd_target = target != nullptr ? target : "";
+  plan->device = CpuBackend().device_name(0);
   plan->tasks = 1;
   plan->workspace_size = 0;
   plan->has_pool = p->has_pool;

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "api/error.h"
-#include "gpu_common/backends.h"
+#include "core/error.h"
+#include "core/backend.h"
 
 namespace lrelu {
 namespace {
@@ -190,7 +190,7 @@ lrelu_status_t PlanPreluOnDevice(const lrelu_tensor_t* x,
   }
   plan->backend = backend;
   plan->variant = p->n == 0 ? "empty" : "prelu";
-  plan->target = "";
+  plan->simd_target = "";
   plan->tasks = 1;
   plan->workspace_size = 0;
   plan->extension = p;

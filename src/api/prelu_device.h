@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "api/backend.h"
+#include "core/backend.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "api/error.h"
-#include "api/problem.h"
+#include "core/error.h"
+#include "core/problem.h"
 
 namespace lrelu::prelu_impl {
 namespace {

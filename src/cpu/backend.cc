@@ -1,13 +1,13 @@
 // The CPU backend: picks the variant (reference, contiguous, strided), the
 // SIMD target and the tiling, and runs the tasks on a thread pool.
-#include "api/backend.h"
+#include "core/backend.h"
 
 #include <cstring>
 #include <new>
 #include <string>
 
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/error.h"
+#include "core/float32.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/strided.h"
@@ -19,8 +19,8 @@
 namespace lrelu {
 namespace {
 
-using cpu::Kernel;
 using cpu::KernelArgs;
+using cpu::KernelFn;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
@@ -38,15 +38,15 @@ constexpr size_t kLineBytes = 64;
 // them): what the output's address decides is decided in CpuExecute.
 struct CpuState {
   Variant variant = Variant::kEmpty;
-  Kernel kernel;         // regular stores
-  Kernel stream_kernel;  // non-temporal stores; kernel when not worth it
-  KernelArgs args;       // alpha, dtype; pointers filled per task
-  size_t block;          // elements per cache line
+  KernelFn kernel;         // regular stores
+  KernelFn stream_kernel;  // non-temporal stores; kernel when not worth it
+  KernelArgs args;         // alpha, dtype; pointers filled per task
+  size_t block;            // elements per cache line
 };
 
 // What execution decides from the pointers: the kernel and the head.
 struct TaskState {
-  Kernel kernel;
+  KernelFn kernel;
   size_t head;  // elements before the first cache-line edge of out
 };
 static_assert(sizeof(CpuState) <= sizeof(Plan::state), "Plan::state too small");
@@ -140,6 +140,14 @@ lrelu_status_t ChooseVariant(const char* name, const Problem& p,
   return LRELU_STATUS_OK;
 }
 
+// The CPU is one device: the host.
+int CpuDeviceCount(std::string*) { return 1; }
+
+const char* CpuDeviceName(int i) { return i == 0 ? "host CPU" : nullptr; }
+
+constexpr const char* kCpuVariants[] = {"reference", "contiguous", "strided",
+                                        nullptr};
+
 lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
   const cpu::Target* target = nullptr;
@@ -156,7 +164,8 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.dtype = p.dtype;
   state.block = kLineBytes >> __builtin_ctzll(p.elem_size);  // no division
   plan->variant = VariantName(variant);
-  plan->target = target->name;
+  plan->simd_target = target->name;
+  plan->device = CpuDeviceName(0);
   plan->workspace_size = 0;
   plan->tasks = 1;
 
@@ -230,7 +239,7 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
   const Problem& p = plan.problem;
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
   const bool element_aligned = (out_address & (p.elem_size - 1)) == 0;
-  const Kernel kernel = element_aligned ? state.stream_kernel : state.kernel;
+  const KernelFn kernel = element_aligned ? state.stream_kernel : state.kernel;
   if (plan.tasks <= 1 && p.dense) {
     // The small call's path: no task split, no context indirection.
     cpu::DefaultFloatEnv env;
@@ -260,7 +269,9 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 }  // namespace
 
 const Backend& CpuBackend() {
-  static const Backend backend = {"cpu", &CpuPlan, &CpuExecute};
+  static const Backend backend = {
+      "cpu",        &CpuPlan,        &CpuExecute,   PointerKind::kHost,
+      kCpuVariants, &CpuDeviceCount, &CpuDeviceName};
   return backend;
 }
 

@@ -26,7 +26,7 @@ struct KernelArgs {
   lrelu_dtype_t dtype;
 };
 
-using Kernel = void (*)(const KernelArgs& args);
+using KernelFn = void (*)(const KernelArgs& args);
 
 // Index of a dtype in the tables below.
 inline int DTypeIndex(lrelu_dtype_t dtype) {
@@ -39,8 +39,8 @@ constexpr int kNumDTypes = 4;
 // caches); finite_alpha = 1 may only be used when alpha (as float32 for the
 // 32/16-bit dtypes) is finite and nonzero, so no product is NaN.
 struct KernelTable {
-  Kernel forward[kNumDTypes][2][2];
-  Kernel backward[kNumDTypes][2][2];
+  KernelFn forward[kNumDTypes][2][2];
+  KernelFn backward[kNumDTypes][2][2];
 };
 
 // A Highway target (one HWY_* bit) compiled in and runnable on this CPU.

@@ -50,7 +50,7 @@ void ScatterAny(size_t size, const char* from, char* to, int64_t stride,
 }
 
 // One row: `count` elements along the innermost dimension.
-void RunRow(const Problem& p, Kernel kernel, KernelArgs args, const char* v,
+void RunRow(const Problem& p, KernelFn kernel, KernelArgs args, const char* v,
             const char* s, char* out, int64_t count) {
   const int inner = p.rank - 1;
   const int64_t sv = p.v_strides[inner];
@@ -95,7 +95,7 @@ void RunRow(const Problem& p, Kernel kernel, KernelArgs args, const char* v,
 
 }  // namespace
 
-void RunStrided(const Problem& p, Kernel kernel, const KernelArgs& args,
+void RunStrided(const Problem& p, KernelFn kernel, const KernelArgs& args,
                 int64_t begin, int64_t end) {
   if (begin >= end) return;
   const int inner = p.rank - 1;

@@ -7,14 +7,14 @@
 
 #include <cstdint>
 
-#include "api/problem.h"
+#include "core/problem.h"
 #include "cpu/kernels.h"
 
 namespace lrelu::cpu {
 
 // Applies `kernel` to the elements with linear (row-major, normalised
 // order) indices [begin, end). args supplies alpha and dtype.
-void RunStrided(const Problem& p, Kernel kernel, const KernelArgs& args,
+void RunStrided(const Problem& p, KernelFn kernel, const KernelArgs& args,
                 int64_t begin, int64_t end);
 
 }  // namespace lrelu::cpu

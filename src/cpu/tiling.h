@@ -1,6 +1,6 @@
-// How the CPU backend splits one call into tasks (seed 004's big/small
-// cores): whole blocks of output, block edges on cache-line boundaries, the
-// first `big` tasks one block longer than the rest.
+// How the CPU backend splits one call into tasks: whole blocks of output,
+// block edges on cache-line boundaries, the first `big` tasks one block
+// longer than the rest (so task sizes differ by at most one block).
 #ifndef LRELU_SRC_CPU_TILING_H_
 #define LRELU_SRC_CPU_TILING_H_
 

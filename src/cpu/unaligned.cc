@@ -22,7 +22,7 @@ __attribute__((noinline)) void RunMisaligned(Kernel kernel,
 
 }  // namespace
 
-void RunContiguous(Kernel kernel, const KernelArgs& args, size_t elem_size) {
+void RunContiguous(KernelFn kernel, const KernelArgs& args, size_t elem_size) {
   if (Aligned(args.v, elem_size) && Aligned(args.s, elem_size) &&
       Aligned(args.out, elem_size)) {
     kernel(args);

@@ -12,7 +12,7 @@ namespace lrelu::cpu {
 
 // Runs `kernel` on args (n contiguous elements of elem_size bytes), copying
 // through aligned tiles when any pointer is not a multiple of elem_size.
-void RunContiguous(Kernel kernel, const KernelArgs& args, size_t elem_size);
+void RunContiguous(KernelFn kernel, const KernelArgs& args, size_t elem_size);
 
 }  // namespace lrelu::cpu
 

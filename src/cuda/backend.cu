@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "api/backend.h"
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/float32.h"
 #include "cuda/kernels.cuh"
-#include "gpu_common/backends.h"
+#include "gpu_common/device_checks.h"
 
 namespace lrelu_cuda {
 
@@ -24,7 +24,8 @@ namespace lrelu_cuda {
 // bodies behind extern "C" names for NVRTC users. kOneLoad: v == s (the
 // forward pass), x is loaded once.
 constexpr int kThreads = 256;
-// Vectors per thread per loop step in the vec4 body (loads before stores).
+// 16-byte vectors per thread per loop step in the Access16 body (loads
+// before stores).
 // scripts/gpu-check.sh times 1, 2 and 4 (and the cache hints, blocks per
 // SM, launch bounds) side by side; set these from its variant table.
 constexpr int kIlp = 2;
@@ -38,10 +39,10 @@ __global__ void __launch_bounds__(kThreads)
 
 template <class T, bool kOneLoad>
 __global__ void __launch_bounds__(kThreads)
-    Vec4Kernel(const typename T::Bits* v, const typename T::Bits* s,
-               typename T::Bits* out, long long n, long long head,
-               typename T::Alpha alpha) {
-  Vec4<T, kOneLoad, kIlp>(v, s, out, n, head, alpha);
+    Access16Kernel(const typename T::Bits* v, const typename T::Bits* s,
+                   typename T::Bits* out, long long n, long long head,
+                   typename T::Alpha alpha) {
+  Access16<T, kOneLoad, kIlp>(v, s, out, n, head, alpha);
 }
 
 }  // namespace lrelu_cuda
@@ -98,7 +99,7 @@ typedef void (*Launch)(const void* v, const void* s, void* out, long long n,
                        long long head, double alpha, int blocks,
                        cudaStream_t stream);
 
-template <class T, bool kVec4, bool kOneLoad>
+template <class T, bool kAccess16, bool kOneLoad>
 void LaunchKernel(const void* v, const void* s, void* out, long long n,
                   long long head, double alpha, int blocks,
                   cudaStream_t stream) {
@@ -109,8 +110,8 @@ void LaunchKernel(const void* v, const void* s, void* out, long long n,
   const auto* vb = static_cast<const Bits*>(v);
   const auto* sb = static_cast<const Bits*>(s);
   auto* ob = static_cast<Bits*>(out);
-  if (kVec4) {
-    lrelu_cuda::Vec4Kernel<T, kOneLoad>
+  if (kAccess16) {
+    lrelu_cuda::Access16Kernel<T, kOneLoad>
         <<<blocks, kThreads, 0, stream>>>(vb, sb, ob, n, head, a);
   } else {
     lrelu_cuda::ScalarKernel<T, kOneLoad>
@@ -128,8 +129,8 @@ struct CudaState {
 static_assert(sizeof(CudaState) <= sizeof(Plan::state), "state too small");
 
 template <class T>
-Launch PickLaunchOf(bool vec4, bool one_load) {
-  if (vec4) {
+Launch PickLaunchOf(bool access16, bool one_load) {
+  if (access16) {
     return one_load ? &LaunchKernel<T, true, true>
                     : &LaunchKernel<T, true, false>;
   }
@@ -137,17 +138,17 @@ Launch PickLaunchOf(bool vec4, bool one_load) {
                   : &LaunchKernel<T, false, false>;
 }
 
-Launch PickLaunch(lrelu_dtype_t dtype, bool vec4, bool one_load) {
+Launch PickLaunch(lrelu_dtype_t dtype, bool access16, bool one_load) {
   using namespace lrelu_cuda;
   switch (dtype) {
     case LRELU_DTYPE_FLOAT32:
-      return PickLaunchOf<F32>(vec4, one_load);
+      return PickLaunchOf<F32>(access16, one_load);
     case LRELU_DTYPE_FLOAT16:
-      return PickLaunchOf<F16>(vec4, one_load);
+      return PickLaunchOf<F16>(access16, one_load);
     case LRELU_DTYPE_BFLOAT16:
-      return PickLaunchOf<BF16>(vec4, one_load);
+      return PickLaunchOf<BF16>(access16, one_load);
     case LRELU_DTYPE_FLOAT64:
-      return PickLaunchOf<F64>(vec4, one_load);
+      return PickLaunchOf<F64>(access16, one_load);
     default:
       break;
   }
@@ -207,77 +208,58 @@ lrelu_status_t CheckDevicePointer(const void* p, const char* name) {
 
 lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
-  CudaRegistry& registry = Registry();
-  const int count = static_cast<int>(registry.devices.size());
-  if (count == 0) {
-    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE, "no CUDA device: %s",
-                registry.why.c_str());
-  }
-  if (options.device < 0 || options.device >= count) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "options.device is %d but there are %d CUDA devices",
-                static_cast<int>(options.device), count);
-  }
-  const char* name = options.variant;
-  bool want_vec4;
-  if (name == nullptr || name[0] == '\0' || std::strcmp(name, "auto") == 0 ||
-      std::strcmp(name, "vec4") == 0) {
-    want_vec4 = true;
-  } else if (std::strcmp(name, "scalar") == 0) {
-    want_vec4 = false;
-  } else {
-    return Fail(
-        LRELU_STATUS_INVALID_ARGUMENT,
-        "unknown variant '%s' for backend cuda (use auto, vec4 or scalar)",
-        name);
-  }
-  if (!p.dense) {
-    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                "backend cuda needs every operand to be one dense run; these "
-                "views are strided (make them contiguous first)");
-  }
+  const Backend& backend = CudaBackend();
+  lrelu_status_t status = gpu::CheckDevice(backend, "CUDA", options.device);
+  if (status != LRELU_STATUS_OK) return status;
+  gpu::DeviceVariant variant;
+  status = gpu::ParseDeviceVariant(backend, options.variant, &variant);
+  if (status != LRELU_STATUS_OK) return status;
+  status = gpu::RequireDense(backend, p, "make them contiguous first");
+  if (status != LRELU_STATUS_OK) return status;
   const CudaDevice& device =
-      registry.devices[static_cast<size_t>(options.device)];
-  plan->target = device.name.c_str();
+      Registry().devices[static_cast<size_t>(options.device)];
+  plan->device = device.name.c_str();
   plan->tasks = 1;
   plan->workspace_size = 0;
   if (p.n == 0) {
     plan->variant = "empty";
     return LRELU_STATUS_OK;
   }
-  lrelu_status_t status = CheckDevicePointer(p.v, "v");
+  status = CheckDevicePointer(p.v, "v");
   if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.s, "s");
   if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.out, "out");
   if (status == LRELU_STATUS_OK) status = CheckElementAligned(p);
   if (status != LRELU_STATUS_OK) return status;
 
-  // 16-byte accesses need v, s and out at the same offset from a 16-byte
-  // boundary; otherwise (or when asked) every element goes one by one.
+  // The "vec4" variant is, in CUDA, 16-byte accesses: they need v, s and
+  // out at the same offset from a 16-byte boundary; otherwise (or when
+  // asked) every element goes one by one.
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
   const bool same_phase =
       reinterpret_cast<uintptr_t>(p.v) % 16 == out_address % 16 &&
       reinterpret_cast<uintptr_t>(p.s) % 16 == out_address % 16;
-  if (want_vec4 && !same_phase && name != nullptr &&
-      std::strcmp(name, "vec4") == 0) {
+  if (variant == gpu::DeviceVariant::kVec4 && !same_phase) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
                 "variant 'vec4' needs x, y (dy, s, dx) at the same address "
                 "modulo 16 bytes; use 'auto' or 'scalar'");
   }
-  const bool vec4 = want_vec4 && same_phase;
+  const bool access16 = variant != gpu::DeviceVariant::kScalar && same_phase;
   CudaState state{};
-  state.launch = PickLaunch(p.dtype, vec4, p.v == p.s);
+  state.launch = PickLaunch(p.dtype, access16, p.v == p.s);
   state.device = options.device;
   state.stream = static_cast<cudaStream_t>(options.stream);
   state.head =
-      vec4 ? static_cast<long long>((16 - out_address % 16) % 16 / p.elem_size)
-           : 0;
-  const long long lanes = vec4 ? 16 / static_cast<long long>(p.elem_size) : 1;
+      access16
+          ? static_cast<long long>((16 - out_address % 16) % 16 / p.elem_size)
+          : 0;
+  const long long lanes =
+      access16 ? 16 / static_cast<long long>(p.elem_size) : 1;
   const long long units = std::max<long long>(p.n / lanes, 16);
   const long long wanted = (units + kThreads - 1) / kThreads;
   state.blocks = static_cast<int>(std::min<long long>(
       wanted, static_cast<long long>(device.sm_count) * kBlocksPerSm));
   std::memcpy(plan->state, &state, sizeof(state));
-  plan->variant = vec4 ? "vec4" : "scalar";
+  plan->variant = access16 ? "vec4" : "scalar";
   return LRELU_STATUS_OK;
 }
 
@@ -305,15 +287,6 @@ lrelu_status_t CudaExecute(const Plan& plan, void*, size_t,
   return LRELU_STATUS_OK;
 }
 
-}  // namespace
-
-const Backend* CudaBackend() {
-  static const Backend backend = {"cuda", &CudaPlan, &CudaExecute};
-  return &backend;
-}
-
-namespace gpu {
-
 int CudaDeviceCount(std::string* why) {
   CudaRegistry& r = Registry();
   if (why != nullptr) *why = r.why;
@@ -326,5 +299,17 @@ const char* CudaDeviceName(int i) {
   return r.devices[static_cast<size_t>(i)].name.c_str();
 }
 
-}  // namespace gpu
+}  // namespace
+
+const Backend& CudaBackend() {
+  static const Backend backend = {"cuda",
+                                  &CudaPlan,
+                                  &CudaExecute,
+                                  PointerKind::kDevice,
+                                  gpu::kDeviceVariants,
+                                  &CudaDeviceCount,
+                                  &CudaDeviceName};
+  return backend;
+}
+
 }  // namespace lrelu

@@ -11,12 +11,13 @@
 // bfloat16 rounds with integer RNE. No branches per lane: the product is
 // computed for every lane and selected.
 //
-// Layout of a vec4 call: the elements before the first 16-byte boundary of
-// out ("head") and after the last one ("tail") are done one by one; the
+// Layout of a call of the "vec4" variant (in CUDA: 16-byte accesses, not
+// 4 elements; Access16 below): the elements before the first 16-byte boundary
+// of out ("head") and after the last one ("tail") are done one by one; the
 // aligned body in between moves 16 bytes per load and store (uint4: 4
 // float32, 8 float16/bfloat16 or 2 float64 lanes), kIlp vectors per thread
 // and loop step with every load issued before the first store. The host
-// picks vec4 only when v, s and out share their address modulo 16; every
+// picks it only when v, s and out share their address modulo 16; every
 // pointer must be element-aligned (the host refuses others).
 // Self-contained (no #include), so NVRTC compiles the emitted text as is.
 #ifndef LRELU_SRC_CUDA_KERNELS_CUH_
@@ -173,10 +174,11 @@ __device__ __forceinline__ void Scalar(const typename T::Bits* v,
 // aligned. kIlp vectors per thread per step, loads before stores.
 template <class T, bool kOneLoad = false, int kIlp = 1,
           int kCache = kCacheDefault>
-__device__ __forceinline__ void Vec4(const typename T::Bits* v,
-                                     const typename T::Bits* s,
-                                     typename T::Bits* out, long long n,
-                                     long long head, typename T::Alpha alpha) {
+__device__ __forceinline__ void Access16(const typename T::Bits* v,
+                                         const typename T::Bits* s,
+                                         typename T::Bits* out, long long n,
+                                         long long head,
+                                         typename T::Alpha alpha) {
   typedef typename T::Bits Bits;
   constexpr int kLanes = 16 / sizeof(Bits);
   const long long tid =

@@ -1,19 +1,17 @@
-// The CUDA backend when the library is built without nvcc.
-#include "gpu_common/backends.h"
+// The CUDA backend's row when the library is built without CUDA: the
+// info calls and selection say "backend cuda is not built into this library".
+#include "core/backend.h"
+#include "gpu_common/device_checks.h"
 
 namespace lrelu {
 
-const Backend* CudaBackend() { return nullptr; }
-const Backend* CudaPreluBackend() { return nullptr; }
-
-namespace gpu {
-
-int CudaDeviceCount(std::string* why) {
-  if (why != nullptr) *why = "backend cuda is not built into this library";
-  return 0;
+const Backend& CudaBackend() {
+  static const Backend backend = {
+      "cuda",  nullptr, nullptr, PointerKind::kDevice, gpu::kDeviceVariants,
+      nullptr, nullptr};
+  return backend;
 }
 
-const char* CudaDeviceName(int) { return nullptr; }
+const Backend* CudaPreluBackend() { return nullptr; }
 
-}  // namespace gpu
 }  // namespace lrelu

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <cstring>
 
-#include "api/backend.h"
-#include "api/error.h"
+#include "core/backend.h"
+#include "core/error.h"
 #include "api/prelu_device.h"
 #include "cuda/kernels.cuh"
 #include "cuda/prelu_kernels.cuh"
-#include "gpu_common/backends.h"
+#include "core/backend.h"
 
 namespace lrelu_cuda {
 
@@ -47,8 +47,8 @@ const PreluDeviceProblem& ProblemOf(const Plan& plan) {
 
 lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   const PreluDeviceProblem& p = ProblemOf(*plan);
-  plan->target = lrelu_device_name(LRELU_BACKEND_CUDA, options.device);
-  if (plan->target == nullptr) plan->target = "";
+  plan->device = lrelu_device_name(LRELU_BACKEND_CUDA, options.device);
+  if (plan->device == nullptr) plan->device = "";
   const char* variant = options.variant;
   if (variant != nullptr && std::strcmp(variant, "vec4") == 0) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,

@@ -1,7 +1,8 @@
 # Device backends and kernel-source emission (docs/gpu.md), included from
 # src/CMakeLists.txt after lrelu_objects exists. Each device backend is
-# optional: when it is not built, its not_built.cc answers "backend X is not
-# built into this library" and the rest of lrelu is unchanged.
+# optional: when it is not built, its not_built.cc gives the backend table
+# (src/api/backends.cc) a row without plan(), for which the info calls and
+# selection say "backend X is not built into this library".
 #
 #   LRELU_WITH_OPENCL  AUTO (default: if find_package(OpenCL) finds it), ON, OFF
 #   LRELU_WITH_CUDA    AUTO (default: if nvcc is found), ON, OFF
@@ -45,7 +46,7 @@ add_custom_command(
   COMMENT "Embedding OpenCL, CUDA and WGSL kernel sources"
   VERBATIM)
 target_sources(lrelu_objects PRIVATE
-  ${lrelu_gpu_dir}/devices.cc
+  ${lrelu_gpu_dir}/device_checks.cc
   ${lrelu_gpu_dir}/kernel_source.cc
   ${lrelu_gpu_sources_cc})
 

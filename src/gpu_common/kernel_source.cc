@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
+#include "core/error.h"
 
 namespace lrelu::gpu {
 
@@ -144,7 +144,7 @@ std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
             bits + "* s, " + bits + "* out, long long n, long long head, " +
             alpha + " alpha) {\n";
   source +=
-      vec4 ? std::string("  lrelu_cuda::Vec4<lrelu_cuda::") + type +
+      vec4 ? std::string("  lrelu_cuda::Access16<lrelu_cuda::") + type +
                  ">(v, s, out, n, head, alpha);\n"
            : std::string("  (void)head;\n  lrelu_cuda::Scalar<lrelu_cuda::") +
                  type + ">(v, s, out, n, alpha);\n";
@@ -153,7 +153,7 @@ std::string RenderCuda(lrelu_dtype_t dtype, const char* tag, bool vec4) {
 
 }  // namespace
 
-lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
+lrelu_status_t RenderKernelSource(const char* language, lrelu_dtype_t dtype,
                                   const char* variant, uint32_t workgroup_size,
                                   std::string* source) {
   const char* tag = DTypeTag(dtype);
@@ -172,21 +172,21 @@ lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
   }
   const bool vec4 = std::strcmp(variant, "vec4") == 0;
   const bool prelu = std::strcmp(variant, "prelu") == 0;
-  if (target != nullptr && std::strcmp(target, "wgsl") == 0) {
+  if (language != nullptr && std::strcmp(language, "wgsl") == 0) {
     return RenderWgsl(dtype, vec4, prelu, workgroup_size, source);
   }
-  if (target != nullptr && std::strcmp(target, "opencl") == 0) {
+  if (language != nullptr && std::strcmp(language, "opencl") == 0) {
     *source = prelu ? RenderOpenClPrelu(tag) : RenderOpenCl(tag, variant);
     return LRELU_STATUS_OK;
   }
-  if (target != nullptr && std::strcmp(target, "cuda") == 0) {
+  if (language != nullptr && std::strcmp(language, "cuda") == 0) {
     *source =
         prelu ? RenderCudaPrelu(dtype, tag) : RenderCuda(dtype, tag, vec4);
     return LRELU_STATUS_OK;
   }
   return Fail(LRELU_STATUS_INVALID_ARGUMENT,
               "target '%s': use wgsl, opencl or cuda",
-              target == nullptr ? "(null)" : target);
+              language == nullptr ? "(null)" : language);
 }
 
 const char* DTypeTag(lrelu_dtype_t dtype) {
@@ -206,3 +206,33 @@ const char* DTypeTag(lrelu_dtype_t dtype) {
 }
 
 }  // namespace lrelu::gpu
+
+// The C entry point (lrelu.h).
+extern "C" {
+
+lrelu_status_t lrelu_kernel_source(const char* target, lrelu_dtype_t dtype,
+                                   const char* variant, uint32_t workgroup_size,
+                                   char* buffer, size_t buffer_size,
+                                   size_t* length) {
+  if (length == nullptr) {
+    return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                       "length must not be NULL");
+  }
+  *length = 0;
+  std::string source;
+  const lrelu_status_t status = lrelu::gpu::RenderKernelSource(
+      target, dtype, variant, workgroup_size, &source);
+  if (status != LRELU_STATUS_OK) return status;
+  *length = source.size();
+  if (buffer == nullptr) return LRELU_STATUS_OK;
+  if (buffer_size <= source.size()) {
+    return lrelu::Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                       "buffer_size is %zu but the source needs %zu bytes "
+                       "with its terminating NUL",
+                       buffer_size, source.size() + 1);
+  }
+  std::memcpy(buffer, source.c_str(), source.size() + 1);
+  return LRELU_STATUS_OK;
+}
+
+}  // extern "C"

@@ -14,10 +14,11 @@ namespace lrelu::gpu {
 // "f64"); nullptr for an unknown dtype.
 const char* DTypeTag(lrelu_dtype_t dtype);
 
-// target: "wgsl", "opencl" or "cuda"; variant: "scalar" or "vec4";
+// language (lrelu_kernel_source's `target`): "wgsl", "opencl" or "cuda";
+// variant: "scalar" or "vec4";
 // workgroup_size: WGSL only, 0 = 256. On failure returns the status and
 // has set the thread's error message.
-lrelu_status_t RenderKernelSource(const char* target, lrelu_dtype_t dtype,
+lrelu_status_t RenderKernelSource(const char* language, lrelu_dtype_t dtype,
                                   const char* variant, uint32_t workgroup_size,
                                   std::string* source);
 

@@ -3,14 +3,14 @@
 // (in chunks when a tensor exceeds the device's largest buffer). That makes
 // it a drop-in for the CPU path (CLI --backend opencl, tests on PoCL); it
 // is not meant to keep data resident on a device. Views must be dense runs.
-#include "api/backend.h"
+#include "core/backend.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
-#include "gpu_common/backends.h"
+#include "core/error.h"
+#include "gpu_common/device_checks.h"
 #include "gpu_common/kernel_source.h"
 #include "opencl/runtime.h"
 
@@ -40,17 +40,9 @@ lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
                 "backend opencl takes host pointers and uses its own queue: "
                 "options.stream must be NULL");
   }
-  std::string why;
-  const int count = gpu::OpenClDeviceCount(&why);
-  if (count == 0) {
-    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE, "no OpenCL device: %s",
-                why.c_str());
-  }
-  if (options.device < 0 || options.device >= count) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "options.device is %d but there are %d OpenCL devices",
-                static_cast<int>(options.device), count);
-  }
+  const Backend& backend = OpenClBackend();
+  lrelu_status_t status = gpu::CheckDevice(backend, "OpenCL", options.device);
+  if (status != LRELU_STATUS_OK) return status;
   const opencl::Device& device = *opencl::GetDevice(options.device);
   if (p.dtype == LRELU_DTYPE_FLOAT64 && !device.fp64) {
     return Fail(LRELU_STATUS_UNSUPPORTED_DTYPE,
@@ -78,25 +70,16 @@ lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
                 "would not be exact on it; use the cpu backend",
                 device.name.c_str());
   }
-  const char* name = options.variant;
-  bool vec4;
-  if (name == nullptr || name[0] == '\0' || std::strcmp(name, "auto") == 0 ||
-      std::strcmp(name, "vec4") == 0) {
-    vec4 = true;
-  } else if (std::strcmp(name, "scalar") == 0) {
-    vec4 = false;
-  } else {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "unknown variant '%s' for backend opencl (use auto, vec4 or "
-                "scalar)",
-                name);
-  }
-  if (!p.dense) {
-    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                "backend opencl needs every operand to be one dense run; "
-                "these views are strided (use the cpu backend, or copy to a "
-                "contiguous tensor first)");
-  }
+  gpu::DeviceVariant variant;
+  status = gpu::ParseDeviceVariant(backend, options.variant, &variant);
+  if (status != LRELU_STATUS_OK) return status;
+  status =
+      gpu::RequireDense(backend, p,
+                        "use the cpu backend, or copy to a contiguous tensor "
+                        "first");
+  if (status != LRELU_STATUS_OK) return status;
+  // vec4: 4 elements per work-item access (OpenCL's vector types).
+  const bool vec4 = variant != gpu::DeviceVariant::kScalar;
   OpenClState state{};
   state.device = options.device;
   state.vec4 = vec4;
@@ -104,7 +87,7 @@ lrelu_status_t OpenClPlan(const lrelu_options_t& options, Plan* plan) {
                 gpu::DTypeTag(p.dtype), vec4 ? "vec4" : "scalar");
   std::memcpy(plan->state, &state, sizeof(state));
   plan->variant = p.n == 0 ? "empty" : (vec4 ? "vec4" : "scalar");
-  plan->target = device.name.c_str();
+  plan->device = device.name.c_str();
   plan->tasks = 1;
   plan->workspace_size = 0;
   if (p.n == 0) return LRELU_STATUS_OK;
@@ -218,15 +201,6 @@ lrelu_status_t OpenClExecute(const Plan& plan, void*, size_t,
   return LRELU_STATUS_OK;
 }
 
-}  // namespace
-
-const Backend* OpenClBackend() {
-  static const Backend backend = {"opencl", &OpenClPlan, &OpenClExecute};
-  return &backend;
-}
-
-namespace gpu {
-
 int OpenClDeviceCount(std::string* why) { return opencl::DeviceCount(why); }
 
 const char* OpenClDeviceName(int i) {
@@ -234,5 +208,14 @@ const char* OpenClDeviceName(int i) {
   return d != nullptr ? d->name.c_str() : nullptr;
 }
 
-}  // namespace gpu
+}  // namespace
+
+const Backend& OpenClBackend() {
+  static const Backend backend = {
+      "opencl",           &OpenClPlan,          &OpenClExecute,
+      PointerKind::kHost, gpu::kDeviceVariants, &OpenClDeviceCount,
+      &OpenClDeviceName};
+  return backend;
+}
+
 }  // namespace lrelu

@@ -1,19 +1,17 @@
-// The OpenCL backend when the library is built without OpenCL.
-#include "gpu_common/backends.h"
+// The OpenCL backend's row when the library is built without OpenCL: the
+// info calls and selection say "backend opencl is not built into this library".
+#include "core/backend.h"
+#include "gpu_common/device_checks.h"
 
 namespace lrelu {
 
-const Backend* OpenClBackend() { return nullptr; }
-const Backend* OpenClPreluBackend() { return nullptr; }
-
-namespace gpu {
-
-int OpenClDeviceCount(std::string* why) {
-  if (why != nullptr) *why = "backend opencl is not built into this library";
-  return 0;
+const Backend& OpenClBackend() {
+  static const Backend backend = {
+      "opencl", nullptr, nullptr, PointerKind::kHost, gpu::kDeviceVariants,
+      nullptr,  nullptr};
+  return backend;
 }
 
-const char* OpenClDeviceName(int) { return nullptr; }
+const Backend* OpenClPreluBackend() { return nullptr; }
 
-}  // namespace gpu
 }  // namespace lrelu

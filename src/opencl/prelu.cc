@@ -7,10 +7,10 @@
 #include <cstring>
 #include <string>
 
-#include "api/backend.h"
-#include "api/error.h"
+#include "core/backend.h"
+#include "core/error.h"
 #include "api/prelu_device.h"
-#include "gpu_common/backends.h"
+#include "core/backend.h"
 #include "gpu_common/kernel_source.h"
 #include "opencl/runtime.h"
 
@@ -36,7 +36,7 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   // LeakyReLU's planning has checked the device index and built the
   // program (when x is not empty).
   const opencl::Device& device = *opencl::GetDevice(options.device);
-  plan->target = device.name.c_str();
+  plan->device = device.name.c_str();
   // One kernel, one element per work-item: "auto" or "scalar".
   const char* variant = options.variant;
   if (variant != nullptr && std::strcmp(variant, "vec4") == 0) {

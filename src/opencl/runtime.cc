@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/error.h"
+#include "core/error.h"
 
 namespace lrelu::gpu {
 extern const char kOpenClSource[];

@@ -1,5 +1,5 @@
 """ONNX conformance: regenerates ONNX's LeakyRelu node tests with the
-installed onnx package (docs: /work/shared/reference/toolchain.md section 5),
+installed onnx package (onnx.backend.test.case.node.leakyrelu),
 checks them against the contract, and converts them to the test.json case
 format for the C++ runner.
 

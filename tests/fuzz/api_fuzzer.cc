@@ -48,7 +48,7 @@ bool TolerateKnownBugs() {
   return tolerate;
 }
 
-[[noreturn]] void Fail(const std::string& what) {
+[[noreturn]] void Abort(const std::string& what) {
   std::fprintf(stderr, "api_fuzzer: %s\n", what.c_str());
   std::abort();
 }
@@ -62,8 +62,8 @@ struct CallerPool {
                           size_t count) {
     auto* self = static_cast<CallerPool*>(context);
     if (count == 0 || (self->limit != 0 && count > self->limit)) {
-      Fail("a pool got " + std::to_string(count) + " tasks, limit " +
-           std::to_string(self->limit));
+      Abort("a pool got " + std::to_string(count) + " tasks, limit " +
+            std::to_string(self->limit));
     }
     for (size_t i = 0; i < count; ++i) {
       task(task_context, self->reverse ? count - 1 - i : i);
@@ -72,7 +72,7 @@ struct CallerPool {
 };
 
 void NoopParallelFor(void*, lrelu_task_fn, void*, size_t) {
-  Fail("a pool without concurrency was used");
+  Abort("a pool without concurrency was used");
 }
 
 void MakePool(PoolKind kind, size_t concurrency, size_t limit,
@@ -153,14 +153,14 @@ void CheckRefusal(int status, const Verdict& v,
                   const std::vector<unsigned char>& arena,
                   const std::vector<unsigned char>& before) {
   if (v.required.count(status) == 0 && v.permitted.count(status) == 0) {
-    Fail("refused with status " + std::to_string(status) + " (" +
-         lrelu_last_error() + "), which the model does not allow");
+    Abort("refused with status " + std::to_string(status) + " (" +
+          lrelu_last_error() + "), which the model does not allow");
   }
   const std::string message = lrelu_last_error();
   if (message.empty() || message.find('\n') != std::string::npos) {
-    Fail("refusal message is empty or spans lines: '" + message + "'");
+    Abort("refusal message is empty or spans lines: '" + message + "'");
   }
-  if (arena != before) Fail("a refused call wrote to memory: " + message);
+  if (arena != before) Abort("a refused call wrote to memory: " + message);
 }
 
 void CheckResult(const ApiCase& c, const Verdict& v,
@@ -211,13 +211,13 @@ void CheckResult(const ApiCase& c, const Verdict& v,
                     static_cast<unsigned long long>(s_bits),
                     static_cast<unsigned long long>(want),
                     static_cast<unsigned long long>(got));
-      Fail(line);
+      Abort(line);
     }
     for (size_t b = 0; b < elem; ++b) written[oo + b] = true;
   }
   for (size_t b = 0; b < arena.size(); ++b) {
     if (!written[b] && arena[b] != before[b]) {
-      Fail("byte " + std::to_string(b) + " outside the output changed");
+      Abort("byte " + std::to_string(b) + " outside the output changed");
     }
   }
 }
@@ -232,17 +232,17 @@ void CheckExecutor(const ApiCase& c, const Verdict& v, lrelu_executor_t* e) {
   }
   const char* got = lrelu_executor_variant(e);
   if (got == nullptr || variant != got) {
-    Fail("executor variant " + std::string(got ? got : "NULL") + ", expected " +
-         variant);
+    Abort("executor variant " + std::string(got ? got : "NULL") +
+          ", expected " + variant);
   }
   const std::string target = eff.target.empty() ? BestTarget() : eff.target;
   const char* got_target = lrelu_executor_cpu_target(e);
   if (got_target == nullptr || target != got_target) {
-    Fail("executor target " + std::string(got_target ? got_target : "NULL"));
+    Abort("executor target " + std::string(got_target ? got_target : "NULL"));
   }
   const size_t tasks = lrelu_executor_tasks(e);
   if (tasks == 0 || tasks > (eff.task_limit > 0 ? eff.task_limit : 1)) {
-    Fail("executor plans " + std::to_string(tasks) + " tasks");
+    Abort("executor plans " + std::to_string(tasks) + " tasks");
   }
 }
 
@@ -310,8 +310,8 @@ int Run(const uint8_t* data, size_t size) {
                                                   opts, ws, &e);
     if (status == LRELU_STATUS_OK) {
       lrelu_executor_destroy(e);
-      Fail("planned, but the model requires a refusal (status " +
-           std::to_string(*v.required.begin()) + ")");
+      Abort("planned, but the model requires a refusal (status " +
+            std::to_string(*v.required.begin()) + ")");
     }
     CheckRefusal(status, v, arena, arena);
     stats.refused++;
@@ -335,11 +335,11 @@ int Run(const uint8_t* data, size_t size) {
                  : lrelu_leaky_relu_get_workspace_size(args[0], c.alpha,
                                                        args[1], opts, ws, &e);
     if (status != LRELU_STATUS_OK && ws != nullptr && e != nullptr) {
-      Fail("a refused plan returned an executor");
+      Abort("a refused plan returned an executor");
     }
     if (status == LRELU_STATUS_OK) {
-      if (e == nullptr || workspace != 0) Fail("plan: executor or workspace");
-      if (arena != before) Fail("planning touched tensor data");
+      if (e == nullptr || workspace != 0) Abort("plan: executor or workspace");
+      if (arena != before) Abort("planning touched tensor data");
       CheckExecutor(c, v, e);
       CallerPool exec_state;
       lrelu_thread_pool_t exec_pool{};
@@ -348,7 +348,7 @@ int Run(const uint8_t* data, size_t size) {
         if (lrelu_execute(nullptr, c.workspace_given, e, &exec_pool) !=
                 LRELU_STATUS_INVALID_ARGUMENT ||
             arena != before) {
-          Fail("execute accepted a pool without parallel_for");
+          Abort("execute accepted a pool without parallel_for");
         }
       }
       // A pool given at execution replaces the planned one; the plan's task
@@ -360,7 +360,7 @@ int Run(const uint8_t* data, size_t size) {
       lrelu_executor_destroy(e);
       if (lrelu_execute(nullptr, 0, e, nullptr) !=
           LRELU_STATUS_INVALID_EXECUTOR) {
-        Fail("a destroyed executor ran");
+        Abort("a destroyed executor ran");
       }
     }
   }
@@ -371,8 +371,8 @@ int Run(const uint8_t* data, size_t size) {
     return 0;
   }
   if (!v.required.empty()) {
-    Fail("accepted, but the model requires a refusal (status " +
-         std::to_string(*v.required.begin()) + ")");
+    Abort("accepted, but the model requires a refusal (status " +
+          std::to_string(*v.required.begin()) + ")");
   }
   CheckResult(c, v, tensors, arena, before);
   stats.accepted++;

@@ -1,5 +1,5 @@
 // What the C ABI must do with a call, worked out independently of
-// src/api/problem.cc from contract v1 and lrelu.h: which statuses are
+// src/core/problem.cc from contract v1 and lrelu.h: which statuses are
 // required (the call must fail with one of them), which are permitted (the
 // library may refuse conservatively, e.g. interleaved outputs that never
 // collide), and, for accepted calls, where every element lives.

@@ -1,4 +1,4 @@
-// The API fuzzer's model on its own (issue 10). It used to decide density by
+// The API fuzzer's model on its own. It used to decide density by
 // listing the elements; for a tensor too large to list (a dense in-place
 // float16 view of millions of elements claimed inside an arena of a few
 // hundred bytes) it said "not dense", required UNSUPPORTED_VARIANT for

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lrelu/lrelu.hpp"
 
@@ -57,6 +58,56 @@ TEST(BackendSelectTest, UnknownBackendIsUnavailable) {
   o.backend = LRELU_BACKEND_CPU;
   o.device = -1;
   EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+}
+
+// The message for an unknown backend lists every backend the library knows
+// with its value, and each variant a backend lists can be forced on it.
+TEST(BackendSelectTest, ListsComeFromTheBackendTable) {
+  float x = -1, y = 0;
+  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = BadBackend(7);
+  ASSERT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
+            LRELU_STATUS_BACKEND_UNAVAILABLE);
+  const std::string message = lrelu_last_error();
+  int known = 0;
+  for (; lrelu_backend_name(BadBackend(known)) != nullptr; ++known) {
+    const std::string entry =
+        std::string(lrelu_backend_name(BadBackend(known))) + " " +
+        std::to_string(known);
+    EXPECT_NE(message.find(entry), std::string::npos) << message;
+  }
+  EXPECT_EQ(known, 3);
+  EXPECT_EQ(lrelu_backend_variant(BadBackend(known), 0), nullptr);
+  EXPECT_EQ(backend_variants(LRELU_BACKEND_CPU),
+            (std::vector<std::string>{"reference", "contiguous", "strided"}));
+  for (lrelu_backend_t b : {LRELU_BACKEND_CUDA, LRELU_BACKEND_OPENCL}) {
+    EXPECT_EQ(backend_variants(b),
+              (std::vector<std::string>{"scalar", "vec4"}));
+  }
+  // Each CPU variant is accepted by name, and the plan reports it (a
+  // one-element tensor is one dense run, so each variant can serve it).
+  for (const std::string& variant : backend_variants(LRELU_BACKEND_CPU)) {
+    Options options;
+    options.variant = variant;
+    Executor e =
+        Executor::forward(TensorView(&x, DType::kFloat32, {1}), 0.5,
+                          TensorView(&y, DType::kFloat32, {1}), options);
+    EXPECT_EQ(e.variant(), variant);
+  }
+}
+
+// A CPU plan runs on the host, with a SIMD target; the device it names is
+// the CPU backend's device 0.
+TEST(BackendSelectTest, CpuPlanNamesItsDeviceAndTarget) {
+  float x = -1, y = 0;
+  Executor e = Executor::forward(TensorView(&x, DType::kFloat32, {1}), 0.5,
+                                 TensorView(&y, DType::kFloat32, {1}));
+  EXPECT_EQ(e.device(), lrelu_device_name(LRELU_BACKEND_CPU, 0));
+  EXPECT_EQ(e.cpu_target(), lrelu_cpu_target_name(0));
+  EXPECT_EQ(lrelu_executor_device(nullptr), nullptr);
 }
 
 TEST(BackendSelectTest, UnavailableBackendSaysWhy) {

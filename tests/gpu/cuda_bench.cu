@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     BenchVec4(const typename T::Bits* v, const typename T::Bits* s,
               typename T::Bits* out, long long n, long long head,
               typename T::Alpha alpha) {
-  Vec4<T, kOneLoad, kIlp, kCache>(v, s, out, n, head, alpha);
+  Access16<T, kOneLoad, kIlp, kCache>(v, s, out, n, head, alpha);
 }
 
 template <class T, bool kOneLoad>

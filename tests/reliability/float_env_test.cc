@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/float32.h"
+#include "core/float32.h"
 #include "lrelu/lrelu.h"
 #include "reference/reference.h"
 #include "support/test_data.h"

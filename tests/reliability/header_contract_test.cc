@@ -1,4 +1,4 @@
-// What lrelu.h promises, held against the library (issue 10): the message
+// What lrelu.h promises, held against the library: the message
 // of the thread's last FAILED call survives successful calls; struct_size is
 // bounded before anything past the known fields is read; every executor
 // query refuses a NULL, destroyed or foreign handle and says why; the CPU

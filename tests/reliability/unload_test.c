@@ -2,7 +2,7 @@
  * tasks, then (mode "dlclose") dlclose and exit, or (mode "exit") exit with
  * the library still loaded. Either way the process must exit 0: no worker
  * thread of lrelu's may survive its library (after dlclose a worker woken by
- * a signal would run unmapped code: issue 14's crash at Octave's exit).
+ * a signal would run unmapped code: the crash once seen at Octave's exit).
  * An atexit handler registered before dlopen checks that no thread is left
  * once liblrelu's exit-time destructors have run.
  * Usage: unload_test PATH-TO-liblrelu.so dlclose|exit */

@@ -1,6 +1,6 @@
 // The calling thread's last error message, behind lrelu_last_error().
-#ifndef LRELU_SRC_API_ERROR_H_
-#define LRELU_SRC_API_ERROR_H_
+#ifndef LRELU_SRC_CORE_ERROR_H_
+#define LRELU_SRC_CORE_ERROR_H_
 
 #include "lrelu/lrelu.h"
 
@@ -20,4 +20,4 @@ const char* LastError();
 
 }  // namespace lrelu
 
-#endif  // LRELU_SRC_API_ERROR_H_
+#endif  // LRELU_SRC_CORE_ERROR_H_

@@ -1,4 +1,4 @@
-#include "api/problem.h"
+#include "core/problem.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "api/error.h"
-#include "api/float32.h"
+#include "core/error.h"
+#include "core/float32.h"
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>

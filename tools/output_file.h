@@ -2,8 +2,8 @@
 // that everything after resolving (creating the temporary file, renaming
 // it, removing it on a signal) works on that folder even if it is renamed
 // meanwhile, and no absolute path (limited to PATH_MAX) is ever needed.
-#ifndef LRELU_TOOLS_OUTPUT_TARGET_H_
-#define LRELU_TOOLS_OUTPUT_TARGET_H_
+#ifndef LRELU_TOOLS_OUTPUT_FILE_H_
+#define LRELU_TOOLS_OUTPUT_FILE_H_
 
 #include <sys/stat.h>
 
@@ -13,7 +13,7 @@
 
 namespace lrelu_cli {
 
-struct OutputTarget {
+struct OutputFile {
   std::string shown;         // the path as the user gave it, for messages
   UniqueFd folder;           // the folder the file is (or will be) in
   std::string folder_shown;  // that folder's path, for messages
@@ -27,8 +27,8 @@ struct OutputTarget {
 // path names something that is not a regular file (a pipe such as
 // /dev/stdout, a device, a folder), when its folder is not usable, or when
 // it is a dangling link.
-OutputTarget ResolveOutput(const std::string& user_path);
+OutputFile ResolveOutput(const std::string& user_path);
 
 }  // namespace lrelu_cli
 
-#endif  // LRELU_TOOLS_OUTPUT_TARGET_H_
+#endif  // LRELU_TOOLS_OUTPUT_FILE_H_

@@ -4,8 +4,8 @@
 // float32 subnormal became 0, under round-toward-zero 0.1 became 0x3dcccccc.
 // Header-only so that host code of every backend (CUDA's .cu included) can
 // use it.
-#ifndef LRELU_SRC_API_FLOAT32_H_
-#define LRELU_SRC_API_FLOAT32_H_
+#ifndef LRELU_SRC_CORE_FLOAT32_H_
+#define LRELU_SRC_CORE_FLOAT32_H_
 
 #include <cstdint>
 #include <cstring>
@@ -84,4 +84,4 @@ inline double AlphaFor(double alpha, double) { return alpha; }
 
 }  // namespace lrelu
 
-#endif  // LRELU_SRC_API_FLOAT32_H_
+#endif  // LRELU_SRC_CORE_FLOAT32_H_

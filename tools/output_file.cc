@@ -1,4 +1,4 @@
-#include "output_target.h"
+#include "output_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -45,10 +45,10 @@ std::string ReadLink(int folder, const std::string& name,
 
 }  // namespace
 
-OutputTarget ResolveOutput(const std::string& user_path) {
+OutputFile ResolveOutput(const std::string& user_path) {
   if (user_path.empty()) throw UsageError("the output path is empty");
-  OutputTarget target;
-  target.shown = user_path;
+  OutputFile file;
+  file.shown = user_path;
   // Following every link first tells a pipe, a terminal or a device
   // (/dev/stdout, /dev/null) from a missing file.
   struct stat followed;
@@ -64,18 +64,18 @@ OutputTarget ResolveOutput(const std::string& user_path) {
 
   std::string folder = Dirname(user_path);
   std::string name = Basename(user_path);
-  target.folder.Reset(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!target.folder.valid()) {
+  file.folder.Reset(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!file.folder.valid()) {
     throw CliError("the output folder " + Quote(folder) +
                    " is not usable: " + ErrnoText(errno));
   }
-  target.folder_shown = folder;
+  file.folder_shown = folder;
   for (int links = 0;; ++links) {
     if (name.empty() || name == "." || name == "..") {
       throw CliError("the output " + Quote(user_path) + " is not a file name");
     }
     struct stat status;
-    if (fstatat(target.folder.get(), name.c_str(), &status,
+    if (fstatat(file.folder.get(), name.c_str(), &status,
                 AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT || links > 0) {
         throw CliError("cannot resolve the output " + Quote(user_path) + ": " +
@@ -88,32 +88,32 @@ OutputTarget ResolveOutput(const std::string& user_path) {
         throw CliError(NotARegularFile("output", user_path, status.st_mode,
                                        kWritesRegularFiles));
       }
-      target.exists = true;
-      target.status = status;
+      file.exists = true;
+      file.status = status;
       break;
     }
     if (links == kMaxLinks) {
       throw CliError("cannot resolve the output " + Quote(user_path) + ": " +
                      ErrnoText(ELOOP));
     }
-    const std::string link = ReadLink(target.folder.get(), name, user_path);
+    const std::string link = ReadLink(file.folder.get(), name, user_path);
     if (link.find('/') != std::string::npos) {
       const bool absolute = link[0] == '/';
       const std::string next = Dirname(link);
-      UniqueFd next_fd(openat(absolute ? AT_FDCWD : target.folder.get(),
+      UniqueFd next_fd(openat(absolute ? AT_FDCWD : file.folder.get(),
                               next.c_str(),
                               O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (!next_fd.valid()) {
         throw CliError("cannot resolve the output " + Quote(user_path) + ": " +
                        ErrnoText(errno));
       }
-      target.folder = std::move(next_fd);
-      target.folder_shown = absolute ? next : target.folder_shown + "/" + next;
+      file.folder = std::move(next_fd);
+      file.folder_shown = absolute ? next : file.folder_shown + "/" + next;
     }
     name = Basename(link);
   }
-  target.name = name;
-  return target;
+  file.name = name;
+  return file;
 }
 
 }  // namespace lrelu_cli

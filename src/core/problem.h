@@ -2,8 +2,8 @@
 // backend. Normalising (dropping size-1 dimensions, turning negative output
 // strides around, sorting by output stride and merging dimensions that are
 // contiguous in every operand) turns most views into one dense run.
-#ifndef LRELU_SRC_API_PROBLEM_H_
-#define LRELU_SRC_API_PROBLEM_H_
+#ifndef LRELU_SRC_CORE_PROBLEM_H_
+#define LRELU_SRC_CORE_PROBLEM_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,7 @@ struct Problem {
   lrelu_dtype_t dtype;
   size_t elem_size;
   double alpha;
-  float alpha32;  // alpha rounded to float32 once (api/float32.h)
+  float alpha32;  // alpha rounded to float32 once (core/float32.h)
   int64_t n;      // element count
   // out[i] = s[i] < 0 ? alpha * v[i] : v[i]; forward: v == s == x.
   const void* v;
@@ -84,4 +84,4 @@ lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
 
 }  // namespace lrelu
 
-#endif  // LRELU_SRC_API_PROBLEM_H_
+#endif  // LRELU_SRC_CORE_PROBLEM_H_

@@ -32,8 +32,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 namespace lt = ::lrelu::testing;
 
 using ::lrelu::cpu::DTypeIndex;
-using ::lrelu::cpu::Kernel;
 using ::lrelu::cpu::KernelArgs;
+using ::lrelu::cpu::KernelFn;
 using ::lrelu::cpu::KernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::FillKernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::Rule;
@@ -178,7 +178,7 @@ HWY_NOINLINE void TestBFloat16FullVectors() {
 
 // One kernel of the table on n elements whose output starts `offset`
 // elements past a 64-byte boundary; in place or not.
-std::string RunKernel(Kernel kernel, lrelu_dtype_t dtype, bool forward,
+std::string RunKernel(KernelFn kernel, lrelu_dtype_t dtype, bool forward,
                       size_t n, size_t offset, bool in_place, double alpha,
                       std::mt19937_64& rng) {
   const size_t size = lrelu_dtype_size(dtype);
@@ -225,8 +225,8 @@ HWY_NOINLINE void TestKernelTable() {
       for (int stream = 0; stream < 2; ++stream) {
         for (int finite = 0; finite < 2; ++finite) {
           const int t = DTypeIndex(dtype);
-          const Kernel kernel = forward ? table.forward[t][stream][finite]
-                                        : table.backward[t][stream][finite];
+          const KernelFn kernel = forward ? table.forward[t][stream][finite]
+                                          : table.backward[t][stream][finite];
           ASSERT_NE(kernel, nullptr);
           for (double alpha : alphas) {
             if (finite && !FiniteNonZero(dtype, alpha)) continue;

@@ -168,9 +168,9 @@ int main(int argc, char** argv) {
   };
   const cpu::KernelArgs f16 = kernel_args(LRELU_DTYPE_FLOAT16);
   const cpu::KernelArgs bf16 = kernel_args(LRELU_DTYPE_BFLOAT16);
-  const cpu::Kernel f16_kernel =
+  const cpu::KernelFn f16_kernel =
       table.forward[cpu::DTypeIndex(LRELU_DTYPE_FLOAT16)][0][1];
-  const cpu::Kernel bf16_kernel =
+  const cpu::KernelFn bf16_kernel =
       table.forward[cpu::DTypeIndex(LRELU_DTYPE_BFLOAT16)][0][1];
 
   struct Row {

@@ -16,7 +16,7 @@ bool Aligned(const void* p, size_t size) {
 
 // Kept out of line: its 12 KiB of tiles (and the stack probes they cost)
 // would otherwise be paid by every aligned small call too.
-__attribute__((noinline)) void RunMisaligned(Kernel kernel,
+__attribute__((noinline)) void RunMisaligned(KernelFn kernel,
                                              const KernelArgs& args,
                                              size_t elem_size);
 
@@ -33,7 +33,7 @@ void RunContiguous(KernelFn kernel, const KernelArgs& args, size_t elem_size) {
 
 namespace {
 
-void RunMisaligned(Kernel kernel, const KernelArgs& args, size_t elem_size) {
+void RunMisaligned(KernelFn kernel, const KernelArgs& args, size_t elem_size) {
   alignas(64) unsigned char tile_v[kTileBytes];
   alignas(64) unsigned char tile_s[kTileBytes];
   alignas(64) unsigned char tile_out[kTileBytes];

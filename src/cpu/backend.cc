@@ -24,22 +24,22 @@ using cpu::KernelArgs;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
-// Below this many bytes moved per task, waking another thread costs more
-// than it saves (measured with bench/, see docs/performance.md).
-constexpr size_t kMinTaskBytes = size_t{256} << 10;
 // Outputs at least this large go around the caches (non-temporal stores):
 // they would not stay cached anyway, and skipping the read-for-ownership
 // saves a third of the memory traffic.
 constexpr size_t kStreamBytes = size_t{8} << 20;
-// Tile edges: one cache line.
+// Tile edges: one cache line; one page for streamed outputs, so that no two
+// threads write into the same page at the seams.
 constexpr size_t kLineBytes = 64;
+constexpr size_t kPageBytes = 4096;
 
 struct CpuState {
   Variant variant = Variant::kEmpty;
   Kernel kernel;
   KernelArgs args;  // alpha, dtype; pointers filled per task
-  size_t head;      // elements before the first cache-line edge of out
-  size_t block;     // elements per cache line
+  size_t head;      // elements before the first tile edge of out
+  size_t block;     // elements per tile edge (cache line or page)
+  size_t pieces;    // tasks on the own pool (cpu/tiling.h ChoosePieces)
 };
 static_assert(sizeof(CpuState) <= sizeof(Plan::state), "Plan::state too small");
 
@@ -127,7 +127,6 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.alpha = p.alpha;
   state.args.alpha32 = p.alpha32;
   state.args.dtype = p.dtype;
-  state.block = kLineBytes / p.elem_size;
   plan->variant = VariantName(variant);
   plan->target = target->name;
   plan->workspace_size = 0;
@@ -140,18 +139,22 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
       options.threads != 0
           ? options.threads
           : (plan->has_pool ? plan->pool.concurrency : cpu::HardwareThreads());
+  const size_t min_task_bytes = cpu::MinTaskBytes(p.dtype);
   if (variant != Variant::kEmpty) {
     plan->tasks =
-        cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
+        cpu::ChooseTasks(out_bytes * operands, max_tasks, min_task_bytes);
   }
+  state.pieces =
+      cpu::ChoosePieces(out_bytes * operands, plan->tasks, min_task_bytes);
   const auto out_address = reinterpret_cast<uintptr_t>(p.out);
   const bool element_aligned = out_address % p.elem_size == 0;
-  if (variant == Variant::kContiguous && element_aligned) {
-    state.head =
-        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
-  }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
                       element_aligned && out_bytes >= kStreamBytes;
+  const size_t edge = stream ? kPageBytes : kLineBytes;
+  state.block = edge / p.elem_size;
+  if (variant == Variant::kContiguous && element_aligned) {
+    state.head = (edge - out_address % edge) % edge / p.elem_size;
+  }
   const int dtype = cpu::DTypeIndex(p.dtype);
   const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(p.alpha)
@@ -171,6 +174,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
 struct TaskContext {
   const Plan* plan;
   CpuState state;
+  size_t tasks;  // the plan's tasks, or the own pool's pieces
 };
 
 void RunTask(void* context, size_t index) {
@@ -181,7 +185,7 @@ void RunTask(void* context, size_t index) {
   if (p.dense) {
     const size_t block = c.state.block;
     const cpu::Range r =
-        cpu::SplitRange(n, c.state.head, block, c.plan->tasks, index);
+        cpu::SplitRange(n, c.state.head, block, c.tasks, index);
     if (r.begin >= r.end) return;
     KernelArgs args = c.state.args;
     const size_t offset = r.begin * p.elem_size;
@@ -191,7 +195,7 @@ void RunTask(void* context, size_t index) {
     args.n = r.end - r.begin;
     cpu::RunContiguous(c.state.kernel, args, p.elem_size);
   } else {
-    const cpu::Range r = cpu::SplitRange(n, 0, 1, c.plan->tasks, index);
+    const cpu::Range r = cpu::SplitRange(n, 0, 1, c.tasks, index);
     cpu::RunStrided(p, c.state.kernel, c.state.args,
                     static_cast<int64_t>(r.begin), static_cast<int64_t>(r.end));
   }
@@ -199,13 +203,17 @@ void RunTask(void* context, size_t index) {
 
 lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
                           const lrelu_thread_pool_t* pool) {
-  TaskContext context{&plan, {}};
+  TaskContext context{&plan, {}, plan.tasks};
   std::memcpy(&context.state, plan.state, sizeof(context.state));
   if (context.state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
   if (plan.tasks <= 1) {
     RunTask(&context, 0);
+  } else if (pool == nullptr) {
+    // The own pool runs pieces, still on at most plan.tasks threads; a
+    // caller's pool gets one task per thread, as its concurrency was planned.
+    context.tasks = context.state.pieces;
+    cpu::OwnParallelFor(&RunTask, &context, context.tasks, plan.tasks);
   } else {
-    if (pool == nullptr) pool = &cpu::OwnThreadPool();
     pool->parallel_for(pool->pool_context, &RunTask, &context, plan.tasks);
   }
   return LRELU_STATUS_OK;

@@ -73,10 +73,13 @@ class Workers {
   // Tasks are claimed one by one, so the call never waits for a worker that
   // has not started one: a worker that does not get a CPU in time finds
   // the job done and goes back to sleep.
-  void ParallelFor(lrelu_task_fn task, void* context, size_t count) {
+  // At most `threads` threads (the caller included) take part.
+  void ParallelFor(lrelu_task_fn task, void* context, size_t count,
+                   size_t threads) {
     std::lock_guard<std::mutex> call(call_mutex_);
     if (!started_) Start();
-    const size_t helpers = count > 1 ? count - 1 : 0;
+    const size_t limit = threads < count ? threads : count;
+    const size_t helpers = limit > 1 ? limit - 1 : 0;
     const size_t used = helpers < threads_.size() ? helpers : threads_.size();
     if (used == 0 || count > kIndexMask) {
       for (size_t i = 0; i < count; ++i) task(context, i);
@@ -288,15 +291,20 @@ StopAtUnload g_stop_at_unload;
 
 void ParallelFor(void*, lrelu_task_fn task, void* task_context,
                  size_t task_count) {
-  Workers* w = CurrentWorkers();
-  if (w == nullptr) {  // out of memory for the pool itself
-    for (size_t i = 0; i < task_count; ++i) task(task_context, i);
-    return;
-  }
-  w->ParallelFor(task, task_context, task_count);
+  OwnParallelFor(task, task_context, task_count, task_count);
 }
 
 }  // namespace
+
+void OwnParallelFor(lrelu_task_fn task, void* context, size_t count,
+                    size_t threads) {
+  Workers* w = CurrentWorkers();
+  if (w == nullptr) {  // out of memory for the pool itself
+    for (size_t i = 0; i < count; ++i) task(context, i);
+    return;
+  }
+  w->ParallelFor(task, context, count, threads);
+}
 
 size_t HardwareThreads() {
   static const size_t count = [] {

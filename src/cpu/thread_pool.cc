@@ -47,7 +47,7 @@ inline void Relax() {
 
 // How long a worker spins for the next job before sleeping, and the caller
 // for the last tasks: back-to-back calls then need no wake-up, which costs
-// more than a task of kMinTaskBytes (pthreadpool spins for the same
+// more than a task of MinTaskBytes (pthreadpool spins for the same
 // reason, 10^6 iterations).
 constexpr auto kSpinTime = std::chrono::microseconds(2000);
 

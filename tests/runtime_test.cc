@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 #include <xmmintrin.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
 #include "lrelu/lrelu.hpp"
 #include "support/test_data.h"
@@ -147,6 +150,45 @@ TEST(Tiling, RangesCoverEverythingOnBlockEdges) {
   EXPECT_EQ(cpu::ChooseTasks(10, 8, 1000), 1u);
   EXPECT_EQ(cpu::ChooseTasks(5000, 8, 1000), 5u);
   EXPECT_EQ(cpu::ChooseTasks(1 << 30, 2, 1000), 2u);
+  // Pieces: one thread gets one; never fewer than the threads, at most
+  // kPiecesPerThread each, none below the minimum.
+  EXPECT_EQ(cpu::ChoosePieces(1 << 30, 1, 1000), 1u);
+  EXPECT_EQ(cpu::ChoosePieces(2500, 2, 1000), 2u);
+  EXPECT_EQ(cpu::ChoosePieces(5000, 2, 1000), 5u);
+  EXPECT_EQ(cpu::ChoosePieces(1 << 30, 2, 1000), 2 * cpu::kPiecesPerThread);
+  EXPECT_LT(cpu::MinTaskBytes(LRELU_DTYPE_FLOAT16),
+            cpu::MinTaskBytes(LRELU_DTYPE_FLOAT32));
+}
+
+// The own pool runs every task exactly once, on no more threads than asked.
+TEST(Runtime, OwnPoolKeepsToTheThreadLimit) {
+  struct Seen {
+    std::atomic<int> runs[64];
+    std::mutex mutex;
+    std::vector<std::thread::id> threads;
+  };
+  for (size_t limit : {1, 2, 3}) {
+    for (int round = 0; round < 50; ++round) {
+      Seen seen{};
+      cpu::OwnParallelFor(
+          [](void* context, size_t i) {
+            auto* s = static_cast<Seen*>(context);
+            s->runs[i].fetch_add(1);
+            std::lock_guard<std::mutex> lock(s->mutex);
+            const auto id = std::this_thread::get_id();
+            if (std::find(s->threads.begin(), s->threads.end(), id) ==
+                s->threads.end()) {
+              s->threads.push_back(id);
+            }
+          },
+          &seen, 64, limit);
+      for (auto& r : seen.runs) ASSERT_EQ(r.load(), 1);
+      ASSERT_LE(seen.threads.size(), limit);
+      if (limit == 1) {
+        ASSERT_EQ(seen.threads.front(), std::this_thread::get_id());
+      }
+    }
+  }
 }
 
 }  // namespace

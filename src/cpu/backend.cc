@@ -24,15 +24,14 @@ using cpu::KernelFn;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
-// Below this many bytes moved per task, waking another thread costs more
-// than it saves (measured with bench/, see docs/performance.md).
-constexpr size_t kMinTaskBytes = size_t{256} << 10;
 // Outputs at least this large go around the caches (non-temporal stores):
 // they would not stay cached anyway, and skipping the read-for-ownership
 // saves a third of the memory traffic.
 constexpr size_t kStreamBytes = size_t{8} << 20;
-// Tile edges: one cache line.
+// Tile edges: one cache line; one page for streamed outputs, so that no two
+// threads write into the same page at the seams.
 constexpr size_t kLineBytes = 64;
+constexpr size_t kPageBytes = 4096;
 
 // Nothing here depends on the data pointers (lrelu_executor_bind may change
 // them): what the output's address decides is decided in CpuExecute.
@@ -41,13 +40,14 @@ struct CpuState {
   KernelFn kernel;         // regular stores
   KernelFn stream_kernel;  // non-temporal stores; kernel when not worth it
   KernelArgs args;         // alpha, dtype; pointers filled per task
-  size_t block;            // elements per cache line
+  size_t block;            // elements per tile edge (cache line or page)
+  size_t pieces;           // tasks on the own pool (cpu/tiling.h ChoosePieces)
 };
 
 // What execution decides from the pointers: the kernel and the head.
 struct TaskState {
   KernelFn kernel;
-  size_t head;  // elements before the first cache-line edge of out
+  size_t head;  // elements before the first tile edge of out
 };
 static_assert(sizeof(CpuState) <= sizeof(Plan::state), "Plan::state too small");
 
@@ -162,7 +162,6 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   state.args.alpha = p.alpha;
   state.args.alpha32 = p.alpha32;
   state.args.dtype = p.dtype;
-  state.block = kLineBytes >> __builtin_ctzll(p.elem_size);  // no division
   plan->variant = VariantName(variant);
   plan->simd_target = target->name;
   plan->device = CpuDeviceName(0);
@@ -176,12 +175,22 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
       options.threads != 0
           ? options.threads
           : (plan->has_pool ? plan->pool.concurrency : cpu::HardwareThreads());
+  const size_t min_task_bytes = cpu::MinTaskBytes(p.dtype);
+  state.pieces = 1;
   if (variant != Variant::kEmpty && max_tasks > 1) {
     plan->tasks =
-        cpu::ChooseTasks(out_bytes * operands, max_tasks, kMinTaskBytes);
+        cpu::ChooseTasks(out_bytes * operands, max_tasks, min_task_bytes);
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
                       out_bytes >= kStreamBytes;
+  if (plan->tasks > 1) {
+    state.pieces =
+        cpu::ChoosePieces(out_bytes * operands, plan->tasks, min_task_bytes);
+  }
+  // Tile edges: pages when the output may be streamed (decided per call from
+  // its address), cache lines otherwise. Powers of two: no division.
+  state.block =
+      (stream ? kPageBytes : kLineBytes) >> __builtin_ctzll(p.elem_size);
   const int dtype = cpu::DTypeIndex(p.dtype);
   const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(p.alpha)
@@ -203,6 +212,7 @@ struct TaskContext {
   const Plan* plan;
   CpuState state;
   TaskState task;
+  size_t tasks;  // the plan's tasks, or the own pool's pieces
 };
 
 void RunTask(void* context, size_t index) {
@@ -212,8 +222,7 @@ void RunTask(void* context, size_t index) {
   const size_t n = static_cast<size_t>(p.n);
   if (p.dense) {
     const size_t block = c.state.block;
-    const cpu::Range r =
-        cpu::SplitRange(n, c.task.head, block, c.plan->tasks, index);
+    const cpu::Range r = cpu::SplitRange(n, c.task.head, block, c.tasks, index);
     if (r.begin >= r.end) return;
     KernelArgs args = c.state.args;
     const size_t offset = r.begin * p.elem_size;
@@ -223,7 +232,7 @@ void RunTask(void* context, size_t index) {
     args.n = r.end - r.begin;
     cpu::RunContiguous(c.task.kernel, args, p.elem_size);
   } else {
-    const cpu::Range r = cpu::SplitRange(n, 0, 1, c.plan->tasks, index);
+    const cpu::Range r = cpu::SplitRange(n, 0, 1, c.tasks, index);
     cpu::RunStrided(p, c.state.kernel, c.state.args,
                     static_cast<int64_t>(r.begin), static_cast<int64_t>(r.end));
   }
@@ -251,16 +260,20 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
     cpu::RunContiguous(kernel, args, p.elem_size);
     return LRELU_STATUS_OK;
   }
-  TaskContext context{&plan, state, {kernel, 0}};
-  // The head aligns task boundaries to the output's cache lines.
+  TaskContext context{&plan, state, {kernel, 0}, plan.tasks};
+  // The head aligns task boundaries to the output's tile edges.
   if (state.variant == Variant::kContiguous && element_aligned) {
-    context.task.head =
-        (kLineBytes - out_address % kLineBytes) % kLineBytes / p.elem_size;
+    const size_t edge = state.block * p.elem_size;
+    context.task.head = (edge - out_address % edge) % edge / p.elem_size;
   }
   if (plan.tasks <= 1) {
     RunTask(&context, 0);
+  } else if (pool == nullptr) {
+    // The own pool runs pieces, still on at most plan.tasks threads; a
+    // caller's pool gets one task per thread, as its concurrency was planned.
+    context.tasks = context.state.pieces;
+    cpu::OwnParallelFor(&RunTask, &context, context.tasks, plan.tasks);
   } else {
-    if (pool == nullptr) pool = &cpu::OwnThreadPool();
     pool->parallel_for(pool->pool_context, &RunTask, &context, plan.tasks);
   }
   return LRELU_STATUS_OK;

@@ -47,7 +47,7 @@ inline void Relax() {
 
 // How long a worker spins for the next job before sleeping, and the caller
 // for the last tasks: back-to-back calls then need no wake-up, which costs
-// more than a task of kMinTaskBytes (pthreadpool spins for the same
+// more than a task of MinTaskBytes (pthreadpool spins for the same
 // reason, 10^6 iterations).
 constexpr auto kSpinTime = std::chrono::microseconds(2000);
 
@@ -73,28 +73,33 @@ class Workers {
   // Tasks are claimed one by one, so the call never waits for a worker that
   // has not started one: a worker that does not get a CPU in time finds
   // the job done and goes back to sleep.
-  void ParallelFor(lrelu_task_fn task, void* context, size_t count) {
+  // At most `threads` threads (the caller included) take part.
+  void ParallelFor(lrelu_task_fn task, void* context, size_t count,
+                   size_t threads) {
     std::lock_guard<std::mutex> call(call_mutex_);
     if (!started_) Start();
-    const size_t helpers = count > 1 ? count - 1 : 0;
+    const size_t limit = threads < count ? threads : count;
+    const size_t helpers = limit > 1 ? limit - 1 : 0;
     const size_t used = helpers < threads_.size() ? helpers : threads_.size();
     if (used == 0 || count > kIndexMask) {
       for (size_t i = 0; i < count; ++i) task(context, i);
       return;
     }
-    uint64_t job;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      job = (job_.load(std::memory_order_relaxed) + 1) & kJobMask;
-      task_ = task;
-      context_ = context;
-      count_.store(count, std::memory_order_relaxed);
-      finished_.store(0, std::memory_order_relaxed);
-      participants_ = used;
-      claim_.store(job << kIndexBits, std::memory_order_release);
-      job_.store(job, std::memory_order_release);
+    const uint64_t job = (job_.load(std::memory_order_relaxed) + 1) & kJobMask;
+    task_ = task;
+    context_ = context;
+    count_.store(count, std::memory_order_relaxed);
+    finished_.store(0, std::memory_order_relaxed);
+    participants_.store(used, std::memory_order_relaxed);
+    claim_.store(job << kIndexBits, std::memory_order_release);
+    // Spinning workers see the new job_ without any lock; only sleeping ones
+    // need the mutex and a wake-up (seq_cst pairs with their sleepers_
+    // increment: either they see the job or this sees them).
+    job_.store(job, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) {
+      { std::lock_guard<std::mutex> lock(mutex_); }
+      wake_.notify_all();
     }
-    wake_.notify_all();
     RunTasks(job);
     if (SpinUntil([&] {
           return finished_.load(std::memory_order_acquire) == count;
@@ -102,9 +107,11 @@ class Workers {
       return;
     }
     std::unique_lock<std::mutex> lock(mutex_);
+    caller_waiting_.store(true, std::memory_order_seq_cst);
     done_.wait(lock, [&] {
-      return finished_.load(std::memory_order_acquire) == count;
+      return finished_.load(std::memory_order_seq_cst) == count;
     });
+    caller_waiting_.store(false, std::memory_order_relaxed);
   }
 
   // Joins the workers; later calls run on the calling thread. Does nothing
@@ -116,7 +123,7 @@ class Workers {
     if (!call.owns_lock()) return;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_.store(true, std::memory_order_relaxed);
+      stop_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
@@ -181,23 +188,24 @@ class Workers {
   void Loop(size_t index) {
     uint64_t seen = 0;
     for (;;) {
-      // Spin a little for the next job, then sleep until it comes.
-      SpinUntil([&] {
-        return job_.load(std::memory_order_acquire) != seen ||
-               stop_.load(std::memory_order_relaxed);
-      });
-      uint64_t job;
-      {
+      // Spin a little for the next job, then sleep until it comes. The hot
+      // path (a job within kSpinTime of the last) takes no lock.
+      const auto changed = [&] {
+        return job_.load(std::memory_order_seq_cst) != seen ||
+               stop_.load(std::memory_order_acquire);
+      };
+      if (!SpinUntil(changed)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] {
-          return stop_.load(std::memory_order_relaxed) ||
-                 job_.load(std::memory_order_relaxed) != seen;
-        });
-        if (stop_.load(std::memory_order_relaxed)) return;
-        seen = job = job_.load(std::memory_order_relaxed);
-        if (index >= participants_) continue;  // not needed for this job
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        wake_.wait(lock, changed);
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
       }
-      RunTasks(job);
+      if (stop_.load(std::memory_order_acquire)) return;
+      seen = job_.load(std::memory_order_acquire);
+      // Not needed for this job; a stale participants_ (a later job's) is
+      // harmless: RunTasks only takes tasks of the job still in claim_.
+      if (index >= participants_.load(std::memory_order_relaxed)) continue;
+      RunTasks(seen);
     }
   }
 
@@ -221,8 +229,11 @@ class Workers {
       // still waiting and task_, context_ and count_ are this job's.
       const size_t count = count_.load(std::memory_order_relaxed);
       task_(context_, i);
-      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
-        std::lock_guard<std::mutex> lock(mutex_);
+      // The caller spins for short jobs; it needs a wake-up only once it
+      // has gone to sleep (seq_cst pairs with its caller_waiting_ store).
+      if (finished_.fetch_add(1, std::memory_order_seq_cst) + 1 == count &&
+          caller_waiting_.load(std::memory_order_seq_cst)) {
+        { std::lock_guard<std::mutex> lock(mutex_); }
         done_.notify_one();
       }
     }
@@ -235,9 +246,11 @@ class Workers {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  std::atomic<uint64_t> job_{0};  // written under mutex_
+  std::atomic<uint64_t> job_{0};  // written by the caller holding call_mutex_
   std::atomic<bool> stop_{false};
-  size_t participants_ = 0;  // under mutex_: workers woken for the job
+  std::atomic<size_t> participants_{0};      // workers the job needs
+  std::atomic<size_t> sleepers_{0};          // workers in wake_.wait
+  std::atomic<bool> caller_waiting_{false};  // caller in done_.wait
   lrelu_task_fn task_ = nullptr;
   void* context_ = nullptr;
   std::atomic<size_t> count_{0};
@@ -278,15 +291,20 @@ StopAtUnload g_stop_at_unload;
 
 void ParallelFor(void*, lrelu_task_fn task, void* task_context,
                  size_t task_count) {
-  Workers* w = CurrentWorkers();
-  if (w == nullptr) {  // out of memory for the pool itself
-    for (size_t i = 0; i < task_count; ++i) task(task_context, i);
-    return;
-  }
-  w->ParallelFor(task, task_context, task_count);
+  OwnParallelFor(task, task_context, task_count, task_count);
 }
 
 }  // namespace
+
+void OwnParallelFor(lrelu_task_fn task, void* context, size_t count,
+                    size_t threads) {
+  Workers* w = CurrentWorkers();
+  if (w == nullptr) {  // out of memory for the pool itself
+    for (size_t i = 0; i < count; ++i) task(context, i);
+    return;
+  }
+  w->ParallelFor(task, context, count, threads);
+}
 
 size_t HardwareThreads() {
   static const size_t count = [] {

@@ -17,6 +17,12 @@ size_t HardwareThreads();
 // are joined when liblrelu is unloaded or the process exits.
 const lrelu_thread_pool_t& OwnThreadPool();
 
+// Runs task(context, i) for i in [0, count) on the own pool with at most
+// `threads` threads (the calling thread included), which claim the tasks one
+// by one: more tasks than threads balance a thread that starts late.
+void OwnParallelFor(lrelu_task_fn task, void* context, size_t count,
+                    size_t threads);
+
 // Workers the own pool runs besides the calling thread (0 before its first
 // multi-task call, after a failed thread creation or after unloading).
 size_t OwnThreadPoolWorkers();

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "lrelu/lrelu.h"
+
 namespace lrelu::cpu {
 
 struct Range {
@@ -23,6 +25,19 @@ Range SplitRange(size_t n, size_t head, size_t block, size_t tasks,
 // How many tasks a call moving `bytes` (read + written) gets: one per
 // `min_task_bytes`, at least 1 and at most max_tasks.
 size_t ChooseTasks(size_t bytes, size_t max_tasks, size_t min_task_bytes);
+
+// Bytes moved (read + written) below which a second thread costs more than
+// it saves. float16/bfloat16 kernels take about twice the time per byte of
+// float32 in cache (docs/performance.md, 256 Ki, 1 thread: 2.05 and 1.86 vs
+// 0.96 the copy), so their tasks pay off at half the bytes.
+size_t MinTaskBytes(lrelu_dtype_t dtype);
+
+// Pieces the own pool runs for a call of `tasks` threads: up to
+// kPiecesPerThread per thread, none below min_task_bytes. The threads claim
+// pieces one by one, so a thread the OS preempts (or that wakes late) holds
+// up the call by one piece, not by its whole share.
+constexpr size_t kPiecesPerThread = 4;
+size_t ChoosePieces(size_t bytes, size_t tasks, size_t min_task_bytes);
 
 }  // namespace lrelu::cpu
 

@@ -49,9 +49,16 @@ uint16_t XBits(size_t i) {
 std::vector<size_t> Positions(size_t tasks, uintptr_t out_address) {
   std::vector<size_t> around = {0, kCount - 1, size_t{1} << 31,
                                 (size_t{1} << 31) - 1, size_t{1} << 30};
-  const size_t head = (64 - out_address % 64) % 64 / 2;
-  for (size_t t = 1; t <= tasks; ++t) {
-    around.push_back(cpu::SplitRange(kCount, head, 32, tasks, t - 1).end);
+  // Seams on cache lines (32 elements) or, for streamed outputs, on pages
+  // (2048), for the plan's tasks or the own pool's pieces of them.
+  for (size_t edge : {size_t{64}, size_t{4096}}) {
+    const size_t head = (edge - out_address % edge) % edge / 2;
+    for (size_t pieces : {tasks, tasks * cpu::kPiecesPerThread}) {
+      for (size_t t = 1; t <= pieces; ++t) {
+        around.push_back(
+            cpu::SplitRange(kCount, head, edge / 2, pieces, t - 1).end);
+      }
+    }
   }
   std::vector<size_t> positions;
   for (size_t p : around) {

@@ -1,47 +1,20 @@
-// PReLU forward on a device backend (CUDA, OpenCL): the problem api/ hands
-// to the backend once it has validated it. x and y are one dense run each
-// in the same layout, so element i of the run (memory order) is y = f(x, a)
-// with a = alpha[alpha_base + sum_d digit_d(i) * alpha_stride[d]], where
-// digit_d are i's digits in the mixed radix `extent` (outermost first).
-// The kernels divide by the extents with a multiply-high and a shift (no
-// division instruction: on CUDA that would bring MUFU into the SASS).
+// PReLU forward on a device backend (CUDA, OpenCL): validation and planning
+// on api/'s side; the problem handed to the backend is
+// core/prelu_device_problem.h.
 #ifndef LRELU_SRC_API_PRELU_DEVICE_H_
 #define LRELU_SRC_API_PRELU_DEVICE_H_
 
-#include <cstdint>
-
 #include "core/backend.h"
+#include "core/prelu_device_problem.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu {
 
-// Dimensions of the memory-order walk after merging; more is refused.
-constexpr int kPreluDeviceMaxDims = 8;
-
-struct PreluDeviceProblem {
-  lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;  // x's, y's and alpha's
-  size_t elem_size = 4;
-  const void* x = nullptr;  // lowest address of x's run
-  void* y = nullptr;        // lowest address of y's run
-  int64_t n = 0;
-  const void* alpha = nullptr;  // alpha.data (its element [0,...,0])
-  // alpha's byte range relative to alpha.data: [alpha_lo, alpha_hi]
-  // elements (a host-memory backend copies that range).
-  int64_t alpha_lo = 0, alpha_hi = 0;
-  int64_t alpha_base = 0;  // alpha element of x's run element 0
-  int rank = 0;            // 0 when n == 0
-  int64_t extent[kPreluDeviceMaxDims] = {};
-  int64_t alpha_stride[kPreluDeviceMaxDims] = {};  // elements, signed
-  // q = (umulhi(r, magic) + r) >> shift is r / extent for r < 2^63.
-  uint64_t magic[kPreluDeviceMaxDims] = {};
-  uint32_t shift[kPreluDeviceMaxDims] = {};
-};
-
 // The device backends' PReLU entry points are Backends of their own
-// (gpu_common/backends.h: CudaPreluBackend, OpenClPreluBackend): plan()
+// (core/backend.h: CudaPreluBackend, OpenClPreluBackend): plan()
 // finds the problem in plan->extension (a PreluDeviceProblem), checks what
 // only the backend can (device pointers, alignment) and fills variant and
-// target; execute() runs it.
+// device; execute() runs it.
 
 // True when the options ask for a backend other than the CPU.
 bool PreluWantsDevice(const lrelu_options_t* options);

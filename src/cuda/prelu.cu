@@ -10,7 +10,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
-#include "api/prelu_device.h"
+#include "core/prelu_device_problem.h"
 #include "cuda/kernels.cuh"
 #include "cuda/prelu_kernels.cuh"
 #include "core/backend.h"

@@ -9,8 +9,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
-#include "api/prelu_device.h"
-#include "core/backend.h"
+#include "core/prelu_device_problem.h"
 #include "gpu_common/kernel_source.h"
 #include "opencl/runtime.h"
 

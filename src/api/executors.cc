@@ -25,7 +25,11 @@ std::atomic<Slot*> g_slabs[kMaxSlabs] = {};
 
 struct Store {
   std::mutex mutex;  // creation and destruction only
+  // First in, first out: a destroyed executor's slot is reused as late as
+  // possible, so a stale handle is reported as destroyed for as long as
+  // possible rather than naming the next plan at once.
   Slot* free_list = nullptr;
+  Slot* free_tail = nullptr;
   int slab_count = 0;
 };
 
@@ -42,6 +46,7 @@ bool Grow(Store& s) {
   if (slab == nullptr) return false;
   for (size_t i = count; i-- > 0;) {
     slab[i].next_free = s.free_list;
+    if (s.free_list == nullptr) s.free_tail = &slab[i];
     s.free_list = &slab[i];
   }
   g_slabs[s.slab_count].store(slab, std::memory_order_release);
@@ -76,6 +81,7 @@ lrelu_executor* CreateExecutor(const Plan& plan) {
     if (s.free_list == nullptr && !Grow(s)) return nullptr;
     slot = s.free_list;
     s.free_list = slot->next_free;
+    if (s.free_list == nullptr) s.free_tail = nullptr;
   }
   auto* e = new (slot->storage) lrelu_executor{plan};
   slot->live.store(1, std::memory_order_release);
@@ -95,8 +101,13 @@ bool DestroyExecutor(lrelu_executor* e) {
   // Under the mutex, so two threads destroying one handle free it once.
   if (slot->live.exchange(0, std::memory_order_acq_rel) == 0) return false;
   e->~lrelu_executor();
-  slot->next_free = s.free_list;
-  s.free_list = slot;
+  slot->next_free = nullptr;
+  if (s.free_tail != nullptr) {
+    s.free_tail->next_free = slot;
+  } else {
+    s.free_list = slot;
+  }
+  s.free_tail = slot;
   return true;
 }
 

@@ -38,6 +38,9 @@ BINARIES=(
   contiguous_test:tests/contiguous_test
   lrelu_cli:tools/lrelu
   cuda_prelu_test:tests/gpu/cuda_prelu_test
+  kernels_test:tests/kernels_test
+  lrelu_kernel_limits:bench/lrelu_kernel_limits
+  lrelu_small_call:bench/lrelu_small_call
 )
 if [ "$BUILD_IT" = 1 ]; then
   [ -f "$BUILD/CMakeCache.txt" ] || { echo "gpu-bundle: configure $BUILD first (cmake --preset ci)" >&2; exit 1; }

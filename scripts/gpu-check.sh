@@ -7,6 +7,8 @@
 #   cpu_targets    targets_test: exhaustive float16/bfloat16 and random
 #                  cases on every SIMD target this CPU runs; AVX3 must run
 #                  and pass where the CPU has AVX-512
+#   cpu_kernels    kernels_test: every rule on every partial vector of every
+#                  target this CPU runs (AVX3 where it has AVX-512)
 #   cpu_layouts    strided_test, contiguous_test        (skipped by --quick)
 #   cpu_contract   lrelu test --backend cpu --cpu-target all
 #   oracle         the NumPy oracle of the Python steps == liblrelu's CPU
@@ -23,6 +25,10 @@
 #   torch_interop  liblrelu on torch's device memory and streams
 #   bench_kernels  cuda_bench: every candidate variant checked, then timed
 #                  against cudaMemcpy and a copy kernel, 2^20..2^30
+#   bench_cpu      lrelu_kernel_limits (each dtype's kernel next to a copy and
+#                  the conversions alone, best target) and lrelu_small_call
+#                  (1 Ki calls vs memcpy) on this host's CPU: AVX-512 timings
+#                  this project's own machines cannot take
 #   bench_peers    torch F.leaky_relu / its gradient, Triton, torch copy_
 #
 # A step is PASS, FAIL or NOT RUN (with the reason). On a device run, a
@@ -142,6 +148,7 @@ else
   SKIP_WHY="not runnable here:$NOT_RUNNABLE; AVX-512 on this CPU: $([ $AVX3_CPU = 1 ] && echo yes || echo no)"
   gtest_step cpu_targets 120 targets_test
   sed -i '$ s/$/ [targets run: '"$RUNNABLE"']/' "$DEST/steps.csv"
+  gtest_step cpu_kernels 120 kernels_test
   SKIP_OK="^$"
 fi
 if [ "$QUICK" = 1 ]; then
@@ -157,6 +164,18 @@ if [ $rc = 0 ] && echo "$out" | grep -qE '^[0-9]+ passed, 0 failed$'; then
   record cpu_contract PASS $((SECONDS - s0)) "$(echo "$out" | tail -2 | head -1) [targets: $RUNNABLE]"
 else
   record cpu_contract FAIL $((SECONDS - s0)) "exit $rc: $(echo "$out" | tail -1)"
+fi
+s0=$SECONDS
+# --quick (CI's dry run): short runs, to check that the step works.
+BENCH_CPU_ARGS=() SMALL_CALL_ARGS=()
+[ "$QUICK" = 1 ] && BENCH_CPU_ARGS=(4096 2) SMALL_CALL_ARGS=(--rounds 3)
+{ run_bin 60 "$BIN/lrelu_kernel_limits" "${BENCH_CPU_ARGS[@]}" &&
+  run_bin 60 "$BIN/lrelu_small_call" "${SMALL_CALL_ARGS[@]}"; } \
+  > "$DEST/bench_cpu.txt" 2>&1; rc=$?
+if [ $rc = 0 ]; then
+  record bench_cpu PASS $((SECONDS - s0)) "bench_cpu.txt (kernel limits, 1 Ki calls)"
+else
+  record bench_cpu FAIL $((SECONDS - s0)) "exit $rc: $(tail -1 "$DEST/bench_cpu.txt")"
 fi
 
 s0=$SECONDS

@@ -139,6 +139,14 @@ Timing NsPerElement(const F& f, size_t n, int passes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc && i < 3; ++i) {
+    if (std::strspn(argv[i], "0123456789") != std::strlen(argv[i]) ||
+        std::strtoull(argv[i], nullptr, 10) == 0) {
+      std::fprintf(stderr,
+                   "usage: kernel_limits [elements=16384] [passes=20] [s]\n");
+      return 2;
+    }
+  }
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 16384;
   const int passes = argc > 2 ? std::atoi(argv[2]) : 20;
   if (n % 16 != 0 || !__builtin_cpu_supports("avx2") ||

@@ -180,17 +180,8 @@ TestCase ParseCase(const json& j, const std::string& where_doc) {
                                        where + ": expected " + kv.key());
   }
   CheckNames(Keys(c.expected), {out}, where + ": expected");
-  if (j.contains("anynan")) {
-    for (const auto& kv : j.at("anynan").items()) {
-      if (kv.key() != out) Fail(where + ": anynan names no output");
-      auto& list = c.anynan[kv.key()];
-      list = kv.value().get<std::vector<int64_t>>();
-      for (int64_t i : list) {
-        if (i < 0 || i >= numel) Fail(where + ": anynan index out of range");
-      }
-      std::sort(list.begin(), list.end());
-    }
-  }
+  // The expected tensors are exactly {out}; alpha has no gradient here.
+  ParseAnyNan(j, "anynan", numel, 0, where, &c);
   return c;
 }
 
@@ -239,6 +230,23 @@ void CheckNames(std::vector<std::string> have, std::vector<std::string> want,
     std::string list;
     for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
     Fail(where + ": needs exactly the tensors {" + list + "}");
+  }
+}
+
+void ParseAnyNan(const json& j, const char* key, int64_t numel,
+                 int64_t alpha_numel, const std::string& where, TestCase* c) {
+  if (!j.contains(key)) return;
+  for (const auto& kv : j.at(key).items()) {
+    if (c->expected.count(kv.key()) == 0) {
+      Fail(where + ": " + key + " names no output");
+    }
+    const int64_t n = c->is_alpha_tensor(kv.key()) ? alpha_numel : numel;
+    auto& list = c->anynan[kv.key()];
+    list = kv.value().get<std::vector<int64_t>>();
+    for (int64_t i : list) {
+      if (i < 0 || i >= n) Fail(where + ": " + key + " index out of range");
+    }
+    std::sort(list.begin(), list.end());
   }
 }
 

@@ -47,6 +47,12 @@ void VerifyDigests(const json& metadata, const Files& files,
 void CheckNames(std::vector<std::string> have, std::vector<std::string> want,
                 const std::string& where);
 
+// A case's lists (under `key`) of the elements of an expected output where
+// any NaN passes: each must name an output and index within its element
+// count (alpha_numel for dalpha's); kept sorted in c->anynan.
+void ParseAnyNan(const json& j, const char* key, int64_t numel,
+                 int64_t alpha_numel, const std::string& where, TestCase* c);
+
 // The steps both formats' loaders share, in the order they run them. A new
 // Kernel::Impl with metadata().origin and the build's provenance set.
 std::shared_ptr<Kernel::Impl> NewKernelImpl(const std::string& origin);

@@ -1,6 +1,5 @@
 #include "prelu_package.h"
 
-#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -71,20 +70,7 @@ TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
                     c.is_alpha_tensor(kv.key()) ? alpha_numel : numel,
                     where + ": expected " + kv.key());
   }
-  if (j.contains("any_nan")) {
-    for (const auto& kv : j.at("any_nan").items()) {
-      if (c.expected.count(kv.key()) == 0) {
-        Fail(where + ": any_nan names no output");
-      }
-      const int64_t n = c.is_alpha_tensor(kv.key()) ? alpha_numel : numel;
-      auto& list = c.anynan[kv.key()];
-      list = kv.value().get<std::vector<int64_t>>();
-      for (int64_t i : list) {
-        if (i < 0 || i >= n) Fail(where + ": any_nan index out of range");
-      }
-      std::sort(list.begin(), list.end());
-    }
-  }
+  ParseAnyNan(j, "any_nan", numel, alpha_numel, where, &c);
   return c;
 }
 

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/float32.h"
 #include "cuda/kernels.cuh"
+#include "cuda/on_device.h"
 #include "gpu_common/device_checks.h"
 
 namespace lrelu_cuda {
@@ -269,17 +270,10 @@ lrelu_status_t CudaExecute(const Plan& plan, void*, size_t,
   if (p.n == 0) return LRELU_STATUS_OK;
   CudaState state;
   std::memcpy(&state, plan.state, sizeof(state));
-  // Launch on the planned device, then give the caller its own back.
-  int previous = 0;
-  cudaError_t err = cudaGetDevice(&previous);
-  if (err == cudaSuccess && previous != state.device)
-    err = cudaSetDevice(state.device);
-  if (err == cudaSuccess) {
+  const cudaError_t err = LaunchOnDevice(state.device, [&] {
     state.launch(p.v, p.s, p.out, static_cast<long long>(p.n), state.head,
                  p.alpha, state.blocks, state.stream);
-    err = cudaGetLastError();
-  }
-  if (previous != state.device) cudaSetDevice(previous);
+  });
   if (err != cudaSuccess) {
     return Fail(LRELU_STATUS_INTERNAL, "backend cuda: kernel launch: %s",
                 cudaGetErrorString(err));

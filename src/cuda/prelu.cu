@@ -12,8 +12,8 @@
 #include "core/error.h"
 #include "core/prelu_device_problem.h"
 #include "cuda/kernels.cuh"
+#include "cuda/on_device.h"
 #include "cuda/prelu_kernels.cuh"
-#include "core/backend.h"
 
 namespace lrelu_cuda {
 
@@ -120,11 +120,7 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
     dims.magic[d] = p.magic[d];
     dims.shift[d] = p.shift[d];
   }
-  int previous = 0;
-  cudaError_t err = cudaGetDevice(&previous);
-  if (err == cudaSuccess && previous != state.device)
-    err = cudaSetDevice(state.device);
-  if (err == cudaSuccess) {
+  const cudaError_t err = LaunchOnDevice(state.device, [&] {
     switch (p.dtype) {
       case LRELU_DTYPE_FLOAT32:
         Launch<lrelu_cuda::F32>(p, dims, state);
@@ -139,9 +135,7 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
         Launch<lrelu_cuda::F64>(p, dims, state);
         break;
     }
-    err = cudaGetLastError();
-  }
-  if (previous != state.device) cudaSetDevice(previous);
+  });
   if (err != cudaSuccess) {
     return Fail(LRELU_STATUS_INTERNAL, "backend cuda: PReLU kernel launch: %s",
                 cudaGetErrorString(err));

@@ -15,8 +15,8 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/float32.h"
+#include "cuda/backend_common.h"
 #include "cuda/kernels.cuh"
-#include "cuda/on_device.h"
 #include "gpu_common/device_checks.h"
 
 namespace lrelu_cuda {
@@ -181,28 +181,6 @@ lrelu_status_t CheckElementAligned(const Problem& p) {
                   static_cast<unsigned>(p.elem_size),
                   lrelu_dtype_name(p.dtype));
     }
-  }
-  return LRELU_STATUS_OK;
-}
-
-// Host memory the device cannot read would fault inside the kernel; say so
-// at planning time instead.
-lrelu_status_t CheckDevicePointer(const void* p, const char* name) {
-  cudaPointerAttributes attributes{};
-  const cudaError_t err = cudaPointerGetAttributes(&attributes, p);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda: %s.data: cudaPointerGetAttributes: %s", name,
-                cudaGetErrorString(err));
-  }
-  if (attributes.type == cudaMemoryTypeUnregistered ||
-      (attributes.type == cudaMemoryTypeHost &&
-       attributes.devicePointer == nullptr)) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda takes device pointers, but %s.data is host "
-                "memory the device cannot read",
-                name);
   }
   return LRELU_STATUS_OK;
 }

@@ -11,8 +11,8 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/prelu_device_problem.h"
+#include "cuda/backend_common.h"
 #include "cuda/kernels.cuh"
-#include "cuda/on_device.h"
 #include "cuda/prelu_kernels.cuh"
 
 namespace lrelu_cuda {
@@ -57,21 +57,8 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   }
   plan->variant = p.n == 0 ? "empty" : "scalar";
   if (p.n == 0) return LRELU_STATUS_OK;
-  cudaPointerAttributes attributes{};
-  const cudaError_t err = cudaPointerGetAttributes(&attributes, p.alpha);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda: alpha.data: cudaPointerGetAttributes: %s",
-                cudaGetErrorString(err));
-  }
-  if (attributes.type == cudaMemoryTypeUnregistered ||
-      (attributes.type == cudaMemoryTypeHost &&
-       attributes.devicePointer == nullptr)) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda takes device pointers, but alpha.data is host "
-                "memory the device cannot read");
-  }
+  const lrelu_status_t status = CheckDevicePointer(p.alpha, "alpha");
+  if (status != LRELU_STATUS_OK) return status;
   if (reinterpret_cast<uintptr_t>(p.alpha) % p.elem_size != 0) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
                 "backend cuda needs element-aligned data, but alpha.data "

@@ -1,15 +1,19 @@
 #include "bits.h"
 
-#include <cstring>
+#include "reference/dtype_traits.h"
 
 namespace lrelu::contract {
 
+namespace {
+
+lrelu_dtype_t Tag(DType dtype) { return static_cast<lrelu_dtype_t>(dtype); }
+
+}  // namespace
+
 std::optional<DType> DTypeFromName(std::string_view name) {
-  for (DType d :
-       {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64}) {
-    if (name == dtype_name(d)) return d;
-  }
-  return std::nullopt;
+  const reference::DTypeTraits* t = reference::FindDType(name);
+  if (t == nullptr) return std::nullopt;
+  return static_cast<DType>(t->tag);
 }
 
 uint64_t ParseBits(std::string_view hex, DType dtype) {
@@ -48,70 +52,18 @@ std::string FormatBits(uint64_t bits, DType dtype) {
   return hex;
 }
 
-// Through the unsigned type of the element's width, so the bits land in
-// the element whatever the host's byte order.
+// Element access and NaN tests are the dtype table's (reference/), so the
+// runner and the oracle cannot disagree about a storage type.
 uint64_t LoadBits(const void* base, std::size_t i, DType dtype) {
-  const auto* p = static_cast<const unsigned char*>(base);
-  switch (dtype_size(dtype)) {
-    case 2: {
-      uint16_t v;
-      std::memcpy(&v, p + 2 * i, 2);
-      return v;
-    }
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, p + 4 * i, 4);
-      return v;
-    }
-    default: {
-      uint64_t v;
-      std::memcpy(&v, p + 8 * i, 8);
-      return v;
-    }
-  }
+  return reference::LoadBits(Tag(dtype), base, i);
 }
 
 void StoreBits(void* base, std::size_t i, uint64_t bits, DType dtype) {
-  auto* p = static_cast<unsigned char*>(base);
-  switch (dtype_size(dtype)) {
-    case 2: {
-      const auto v = static_cast<uint16_t>(bits);
-      std::memcpy(p + 2 * i, &v, 2);
-      break;
-    }
-    case 4: {
-      const auto v = static_cast<uint32_t>(bits);
-      std::memcpy(p + 4 * i, &v, 4);
-      break;
-    }
-    default:
-      std::memcpy(p + 8 * i, &bits, 8);
-      break;
-  }
+  reference::StoreBits(Tag(dtype), base, i, bits);
 }
 
 bool IsNaNBits(uint64_t bits, DType dtype) {
-  int exponent_bits = 8, mantissa_bits = 23;
-  switch (dtype) {
-    case DType::kFloat16:
-      exponent_bits = 5;
-      mantissa_bits = 10;
-      break;
-    case DType::kBFloat16:
-      exponent_bits = 8;
-      mantissa_bits = 7;
-      break;
-    case DType::kFloat64:
-      exponent_bits = 11;
-      mantissa_bits = 52;
-      break;
-    case DType::kFloat32:
-      break;
-  }
-  const uint64_t exponent_mask = (uint64_t{1} << exponent_bits) - 1;
-  const uint64_t mantissa_mask = (uint64_t{1} << mantissa_bits) - 1;
-  return ((bits >> mantissa_bits) & exponent_mask) == exponent_mask &&
-         (bits & mantissa_mask) != 0;
+  return reference::IsNaNBits(Tag(dtype), bits);
 }
 
 }  // namespace lrelu::contract

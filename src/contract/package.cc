@@ -125,16 +125,11 @@ std::vector<uint64_t> ParseTensor(const json& j, DType dtype, int64_t numel,
 
 namespace {
 
-void CheckNames(const std::map<std::string, std::vector<uint64_t>>& tensors,
-                std::vector<std::string> want, const std::string& where) {
-  std::vector<std::string> have;
-  for (const auto& kv : tensors) have.push_back(kv.first);
-  std::sort(want.begin(), want.end());
-  if (have != want) {
-    std::string list;
-    for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
-    Fail(where + ": needs exactly the tensors {" + list + "}");
-  }
+std::vector<std::string> Keys(
+    const std::map<std::string, std::vector<uint64_t>>& tensors) {
+  std::vector<std::string> keys;
+  for (const auto& kv : tensors) keys.push_back(kv.first);
+  return keys;
 }
 
 TestCase ParseCase(const json& j, const std::string& where_doc) {
@@ -164,7 +159,7 @@ TestCase ParseCase(const json& j, const std::string& where_doc) {
         ParseTensor(kv.value(), c.dtype, numel, where + ": input " + kv.key());
   }
   const std::string source = c.grad_source == GradSource::kFromX ? "x" : "y";
-  CheckNames(c.inputs,
+  CheckNames(Keys(c.inputs),
              c.op == "forward" ? std::vector<std::string>{"x"}
                                : std::vector<std::string>{"dy", source},
              where + ": inputs");
@@ -184,18 +179,9 @@ TestCase ParseCase(const json& j, const std::string& where_doc) {
     c.expected[kv.key()] = ParseTensor(kv.value(), c.dtype, numel,
                                        where + ": expected " + kv.key());
   }
-  CheckNames(c.expected, {out}, where + ": expected");
-  if (j.contains("anynan")) {
-    for (const auto& kv : j.at("anynan").items()) {
-      if (kv.key() != out) Fail(where + ": anynan names no output");
-      auto& list = c.anynan[kv.key()];
-      list = kv.value().get<std::vector<int64_t>>();
-      for (int64_t i : list) {
-        if (i < 0 || i >= numel) Fail(where + ": anynan index out of range");
-      }
-      std::sort(list.begin(), list.end());
-    }
-  }
+  CheckNames(Keys(c.expected), {out}, where + ": expected");
+  // The expected tensors are exactly {out}; alpha has no gradient here.
+  ParseAnyNan(j, "anynan", numel, 0, where, &c);
   return c;
 }
 
@@ -221,17 +207,7 @@ BenchCase ParseBenchCase(const json& j, const std::string& where_doc) {
 }
 
 std::vector<TestCase> CasesFromJson(const json& doc, const std::string& where) {
-  return Guard(where, [&] {
-    std::vector<TestCase> cases;
-    std::set<std::string> ids;
-    for (const json& c : doc.at("cases")) {
-      cases.push_back(ParseCase(c, where));
-      if (!ids.insert(cases.back().id).second) {
-        Fail(where + ": duplicate case id " + cases.back().id);
-      }
-    }
-    return cases;
-  });
+  return ParseCasesOf(doc, where, ParseCase);
 }
 
 }  // namespace
@@ -243,6 +219,34 @@ void CheckHeader(const json& doc, const char* id_key, const std::string& id,
     Fail(where + ": belongs to " + doc.at(id_key).get<std::string>() + " v" +
          std::to_string(doc.at("contract_version").get<int>()) +
          ", not to the manifest's " + id + " v" + std::to_string(version));
+  }
+}
+
+void CheckNames(std::vector<std::string> have, std::vector<std::string> want,
+                const std::string& where) {
+  std::sort(have.begin(), have.end());
+  std::sort(want.begin(), want.end());
+  if (have != want) {
+    std::string list;
+    for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
+    Fail(where + ": needs exactly the tensors {" + list + "}");
+  }
+}
+
+void ParseAnyNan(const json& j, const char* key, int64_t numel,
+                 int64_t alpha_numel, const std::string& where, TestCase* c) {
+  if (!j.contains(key)) return;
+  for (const auto& kv : j.at(key).items()) {
+    if (c->expected.count(kv.key()) == 0) {
+      Fail(where + ": " + key + " names no output");
+    }
+    const int64_t n = c->is_alpha_tensor(kv.key()) ? alpha_numel : numel;
+    auto& list = c->anynan[kv.key()];
+    list = kv.value().get<std::vector<int64_t>>();
+    for (int64_t i : list) {
+      if (i < 0 || i >= n) Fail(where + ": " + key + " index out of range");
+    }
+    std::sort(list.begin(), list.end());
   }
 }
 
@@ -280,6 +284,69 @@ void VerifyDigests(const json& metadata, const Files& files,
     }
     meta->sha256[kv.key()] = have;
   }
+}
+
+std::shared_ptr<Kernel::Impl> NewKernelImpl(const std::string& origin) {
+  auto impl = std::make_shared<Kernel::Impl>();
+  impl->metadata.origin = origin;
+  impl->metadata.source_revision = kSourceRevision;
+  impl->metadata.build = kBuildInfo;
+  return impl;
+}
+
+void ReadMetadata(const Files& files, Kernel::Impl* impl,
+                  const std::function<void(const json&)>& more) {
+  KernelMetadata& meta = impl->metadata;
+  const std::string where_meta = meta.origin + "/metadata.json";
+  const json metadata = Parse(files.at("metadata.json"), where_meta);
+  Guard(where_meta, [&] {
+    VerifyDigests(metadata, files, meta.origin, &meta);
+    meta.id = metadata.at("id").get<std::string>();
+    meta.contract_version = metadata.at("contract_version").get<int>();
+    more(metadata);
+    return 0;
+  });
+}
+
+void ReadManifest(const Files& files, Kernel::Impl* impl,
+                  const std::function<void(const json&)>& more) {
+  const std::string& origin = impl->metadata.origin;
+  const std::string where_manifest = origin + "/manifest.json";
+  const json manifest = Parse(files.at("manifest.json"), where_manifest);
+  Guard(where_manifest, [&] {
+    impl->id = manifest.at("id").get<std::string>();
+    impl->contract_version = manifest.at("contract_version").get<int>();
+    for (const json& p : manifest.at("inputs")) {
+      impl->input_names.push_back(p.at("name").get<std::string>());
+    }
+    for (const json& p : manifest.at("outputs")) {
+      impl->output_names.push_back(p.at("name").get<std::string>());
+    }
+    more(manifest);
+    return 0;
+  });
+  const KernelMetadata& meta = impl->metadata;
+  if (impl->id != meta.id || impl->contract_version != meta.contract_version) {
+    Fail(origin + "/metadata.json: describes " + meta.id + " v" +
+         std::to_string(meta.contract_version) + ", the manifest " + impl->id +
+         " v" + std::to_string(impl->contract_version));
+  }
+}
+
+json ReadCasesDocument(const Files& files, const std::string& name,
+                       const char* id_key, const Kernel::Impl& impl) {
+  const std::string where = impl.metadata.origin + "/" + name;
+  const json doc = Parse(files.at(name), where);
+  Guard(where, [&] {
+    CheckHeader(doc, id_key, impl.id, impl.contract_version, where);
+    return 0;
+  });
+  return doc;
+}
+
+void KeepFiles(Files files, Kernel::Impl* impl) {
+  impl->manifest_sha256 = impl->metadata.sha256.at("manifest.json");
+  impl->files = std::move(files);
 }
 
 std::vector<std::string> ListedTemplates(std::string_view metadata_json,
@@ -343,18 +410,9 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
     });
     if (prelu) return BuildPreluKernel(std::move(files), origin);
   }
-  auto impl = std::make_shared<Kernel::Impl>();
-  KernelMetadata& meta = impl->metadata;
-  meta.origin = origin;
-  meta.source_revision = kSourceRevision;
-  meta.build = kBuildInfo;
-
-  const std::string where_meta = origin + "/metadata.json";
-  const json metadata = Parse(files["metadata.json"], where_meta);
-  Guard(where_meta, [&] {
-    VerifyDigests(metadata, files, origin, &meta);
-    meta.id = metadata.at("id").get<std::string>();
-    meta.contract_version = metadata.at("contract_version").get<int>();
+  auto impl = NewKernelImpl(origin);
+  ReadMetadata(files, impl.get(), [&](const json& metadata) {
+    KernelMetadata& meta = impl->metadata;
     for (const json& v : metadata.at("variants")) {
       meta.variants.push_back(v.at("name").get<std::string>());
     }
@@ -362,20 +420,10 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
         metadata.at("selection").at("rule").get<std::string>();
     meta.generator =
         metadata.at("provenance").at("generator").get<std::string>();
-    return 0;
   });
 
   const std::string where_manifest = origin + "/manifest.json";
-  const json manifest = Parse(files["manifest.json"], where_manifest);
-  Guard(where_manifest, [&] {
-    impl->id = manifest.at("id").get<std::string>();
-    impl->contract_version = manifest.at("contract_version").get<int>();
-    for (const json& p : manifest.at("inputs")) {
-      impl->input_names.push_back(p.at("name").get<std::string>());
-    }
-    for (const json& p : manifest.at("outputs")) {
-      impl->output_names.push_back(p.at("name").get<std::string>());
-    }
+  ReadManifest(files, impl.get(), [&](const json& manifest) {
     bool have_alpha = false;
     for (const json& a : manifest.at("attributes")) {
       impl->attribute_names.push_back(a.at("name").get<std::string>());
@@ -388,13 +436,7 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
     for (const json& t : manifest.at("type_constraints").at(0).at("allowed")) {
       impl->dtypes.push_back(ParseDType(t, where_manifest));
     }
-    return 0;
   });
-  if (impl->id != meta.id || impl->contract_version != meta.contract_version) {
-    Fail(where_meta + ": describes " + meta.id + " v" +
-         std::to_string(meta.contract_version) + ", the manifest " + impl->id +
-         " v" + std::to_string(impl->contract_version));
-  }
   // The library implements one contract; a package for another would run
   // cases this library does not claim to pass.
   if (impl->contract_version != LRELU_CONTRACT_VERSION) {
@@ -411,24 +453,13 @@ std::shared_ptr<const Kernel::Impl> BuildKernel(Files files,
     Fail(where_manifest + ": LeakyRelu takes input x and gives output y");
   }
 
-  const std::string where_test = origin + "/test.json";
-  const json test = Parse(files["test.json"], where_test);
-  Guard(where_test, [&] {
-    CheckHeader(test, "kernel", impl->id, impl->contract_version, where_test);
-    return 0;
-  });
-  impl->test_cases = CasesFromJson(test, where_test);
-
-  const std::string where_bench = origin + "/bench.json";
-  const json bench = Parse(files["bench.json"], where_bench);
-  Guard(where_bench, [&] {
-    CheckHeader(bench, "kernel", impl->id, impl->contract_version, where_bench);
-    return 0;
-  });
-  impl->bench_cases = BenchCasesFromJson(bench, where_bench);
-
-  impl->manifest_sha256 = meta.sha256.at("manifest.json");
-  impl->files = std::move(files);
+  impl->test_cases =
+      CasesFromJson(ReadCasesDocument(files, "test.json", "kernel", *impl),
+                    origin + "/test.json");
+  impl->bench_cases = BenchCasesFromJson(
+      ReadCasesDocument(files, "bench.json", "kernel", *impl),
+      origin + "/bench.json");
+  KeepFiles(std::move(files), impl.get());
   return impl;
 }
 

@@ -1,11 +1,8 @@
 #include "prelu_package.h"
 
-#include <algorithm>
-#include <set>
 #include <utility>
 #include <vector>
 
-#include "embedded.h"
 #include "package_json.h"
 
 namespace lrelu::contract {
@@ -23,17 +20,10 @@ bool Broadcasts(const std::vector<int64_t>& alpha,
   return true;
 }
 
-void CheckNames(const json& tensors, std::vector<std::string> want,
-                const std::string& where) {
-  std::vector<std::string> have;
-  for (const auto& kv : tensors.items()) have.push_back(kv.key());
-  std::sort(have.begin(), have.end());
-  std::sort(want.begin(), want.end());
-  if (have != want) {
-    std::string list;
-    for (const auto& w : want) list += (list.empty() ? "" : ", ") + w;
-    Fail(where + ": needs exactly the tensors {" + list + "}");
-  }
+std::vector<std::string> Keys(const json& tensors) {
+  std::vector<std::string> keys;
+  for (const auto& kv : tensors.items()) keys.push_back(kv.key());
+  return keys;
 }
 
 TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
@@ -59,12 +49,12 @@ TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
   }
   const bool forward = c.op == "forward";
   const json& inputs = j.at("inputs");
-  CheckNames(inputs,
+  CheckNames(Keys(inputs),
              forward ? std::vector<std::string>{"x", "alpha"}
                      : std::vector<std::string>{"dy", "x", "alpha"},
              where + ": inputs");
   const json& expected = j.at("expected");
-  CheckNames(expected,
+  CheckNames(Keys(expected),
              forward ? std::vector<std::string>{"y"}
                      : std::vector<std::string>{"dx", "dalpha"},
              where + ": expected");
@@ -80,20 +70,7 @@ TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
                     c.is_alpha_tensor(kv.key()) ? alpha_numel : numel,
                     where + ": expected " + kv.key());
   }
-  if (j.contains("any_nan")) {
-    for (const auto& kv : j.at("any_nan").items()) {
-      if (c.expected.count(kv.key()) == 0) {
-        Fail(where + ": any_nan names no output");
-      }
-      const int64_t n = c.is_alpha_tensor(kv.key()) ? alpha_numel : numel;
-      auto& list = c.anynan[kv.key()];
-      list = kv.value().get<std::vector<int64_t>>();
-      for (int64_t i : list) {
-        if (i < 0 || i >= n) Fail(where + ": any_nan index out of range");
-      }
-      std::sort(list.begin(), list.end());
-    }
-  }
+  ParseAnyNan(j, "any_nan", numel, alpha_numel, where, &c);
   return c;
 }
 
@@ -101,62 +78,25 @@ TestCase ParsePreluCase(const json& j, const std::string& where_doc) {
 
 std::vector<TestCase> PreluCasesFromJson(const json& doc,
                                          const std::string& where) {
-  return Guard(where, [&] {
-    std::vector<TestCase> cases;
-    std::set<std::string> ids;
-    for (const json& c : doc.at("cases")) {
-      cases.push_back(ParsePreluCase(c, where));
-      if (!ids.insert(cases.back().id).second) {
-        Fail(where + ": duplicate case id " + cases.back().id);
-      }
-    }
-    return cases;
-  });
+  return ParseCasesOf(doc, where, ParsePreluCase);
 }
 
 std::shared_ptr<const Kernel::Impl> BuildPreluKernel(
     Files files, const std::string& origin) {
-  auto impl = std::make_shared<Kernel::Impl>();
-  KernelMetadata& meta = impl->metadata;
-  meta.origin = origin;
-  meta.source_revision = kSourceRevision;
-  meta.build = kBuildInfo;
-
-  const std::string where_meta = origin + "/metadata.json";
-  const json metadata = Parse(files["metadata.json"], where_meta);
-  Guard(where_meta, [&] {
-    VerifyDigests(metadata, files, origin, &meta);
-    meta.id = metadata.at("id").get<std::string>();
-    meta.contract_version = metadata.at("contract_version").get<int>();
-    meta.generator = metadata.at("generator").get<std::string>();
+  auto impl = NewKernelImpl(origin);
+  ReadMetadata(files, impl.get(), [&](const json& metadata) {
+    impl->metadata.generator = metadata.at("generator").get<std::string>();
     // One variant family: lrelu_prelu picks its own row kernels.
-    meta.variants = {"prelu"};
-    return 0;
+    impl->metadata.variants = {"prelu"};
   });
 
   const std::string where_manifest = origin + "/manifest.json";
-  const json manifest = Parse(files["manifest.json"], where_manifest);
-  Guard(where_manifest, [&] {
-    impl->id = manifest.at("id").get<std::string>();
-    impl->contract_version = manifest.at("contract_version").get<int>();
-    for (const json& p : manifest.at("inputs")) {
-      impl->input_names.push_back(p.at("name").get<std::string>());
-    }
-    for (const json& p : manifest.at("outputs")) {
-      impl->output_names.push_back(p.at("name").get<std::string>());
-    }
+  ReadManifest(files, impl.get(), [&](const json& manifest) {
     for (const json& t : manifest.at("types").at("T")) {
       impl->dtypes.push_back(ParseDType(t, where_manifest));
     }
-    return 0;
   });
-  if (impl->id != kPreluId || meta.id != impl->id ||
-      meta.contract_version != impl->contract_version) {
-    Fail(where_meta + ": describes " + meta.id + " v" +
-         std::to_string(meta.contract_version) + ", the manifest " + impl->id +
-         " v" + std::to_string(impl->contract_version));
-  }
-  if (impl->contract_version != 1) {
+  if (impl->id != kPreluId || impl->contract_version != 1) {
     Fail(where_manifest + ": this library implements " + std::string(kPreluId) +
          " v1 only");
   }
@@ -165,25 +105,13 @@ std::shared_ptr<const Kernel::Impl> BuildPreluKernel(
     Fail(where_manifest + ": PRelu takes inputs x, alpha and gives output y");
   }
 
-  const std::string where_test = origin + "/test.json";
-  const json test = Parse(files["test.json"], where_test);
-  Guard(where_test, [&] {
-    CheckHeader(test, "id", impl->id, impl->contract_version, where_test);
-    return 0;
-  });
-  impl->test_cases = PreluCasesFromJson(test, where_test);
-
+  impl->test_cases =
+      PreluCasesFromJson(ReadCasesDocument(files, "test.json", "id", *impl),
+                         origin + "/test.json");
   // bench.json's cases (layout, channels, elements) are bench/prelu's; the
   // header is checked, bench_cases() stays empty.
-  const std::string where_bench = origin + "/bench.json";
-  const json bench = Parse(files["bench.json"], where_bench);
-  Guard(where_bench, [&] {
-    CheckHeader(bench, "id", impl->id, impl->contract_version, where_bench);
-    return 0;
-  });
-
-  impl->manifest_sha256 = meta.sha256.at("manifest.json");
-  impl->files = std::move(files);
+  ReadCasesDocument(files, "bench.json", "id", *impl);
+  KeepFiles(std::move(files), impl.get());
   return impl;
 }
 

@@ -15,6 +15,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/float32.h"
+#include "cuda/backend_common.h"
 #include "cuda/kernels.cuh"
 #include "gpu_common/device_checks.h"
 
@@ -184,28 +185,6 @@ lrelu_status_t CheckElementAligned(const Problem& p) {
   return LRELU_STATUS_OK;
 }
 
-// Host memory the device cannot read would fault inside the kernel; say so
-// at planning time instead.
-lrelu_status_t CheckDevicePointer(const void* p, const char* name) {
-  cudaPointerAttributes attributes{};
-  const cudaError_t err = cudaPointerGetAttributes(&attributes, p);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda: %s.data: cudaPointerGetAttributes: %s", name,
-                cudaGetErrorString(err));
-  }
-  if (attributes.type == cudaMemoryTypeUnregistered ||
-      (attributes.type == cudaMemoryTypeHost &&
-       attributes.devicePointer == nullptr)) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda takes device pointers, but %s.data is host "
-                "memory the device cannot read",
-                name);
-  }
-  return LRELU_STATUS_OK;
-}
-
 lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
   const Backend& backend = CudaBackend();
@@ -269,17 +248,10 @@ lrelu_status_t CudaExecute(const Plan& plan, void*, size_t,
   if (p.n == 0) return LRELU_STATUS_OK;
   CudaState state;
   std::memcpy(&state, plan.state, sizeof(state));
-  // Launch on the planned device, then give the caller its own back.
-  int previous = 0;
-  cudaError_t err = cudaGetDevice(&previous);
-  if (err == cudaSuccess && previous != state.device)
-    err = cudaSetDevice(state.device);
-  if (err == cudaSuccess) {
+  const cudaError_t err = LaunchOnDevice(state.device, [&] {
     state.launch(p.v, p.s, p.out, static_cast<long long>(p.n), state.head,
                  p.alpha, state.blocks, state.stream);
-    err = cudaGetLastError();
-  }
-  if (previous != state.device) cudaSetDevice(previous);
+  });
   if (err != cudaSuccess) {
     return Fail(LRELU_STATUS_INTERNAL, "backend cuda: kernel launch: %s",
                 cudaGetErrorString(err));

@@ -11,9 +11,9 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/prelu_device_problem.h"
+#include "cuda/backend_common.h"
 #include "cuda/kernels.cuh"
 #include "cuda/prelu_kernels.cuh"
-#include "core/backend.h"
 
 namespace lrelu_cuda {
 
@@ -57,21 +57,8 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   }
   plan->variant = p.n == 0 ? "empty" : "scalar";
   if (p.n == 0) return LRELU_STATUS_OK;
-  cudaPointerAttributes attributes{};
-  const cudaError_t err = cudaPointerGetAttributes(&attributes, p.alpha);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda: alpha.data: cudaPointerGetAttributes: %s",
-                cudaGetErrorString(err));
-  }
-  if (attributes.type == cudaMemoryTypeUnregistered ||
-      (attributes.type == cudaMemoryTypeHost &&
-       attributes.devicePointer == nullptr)) {
-    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "backend cuda takes device pointers, but alpha.data is host "
-                "memory the device cannot read");
-  }
+  const lrelu_status_t status = CheckDevicePointer(p.alpha, "alpha");
+  if (status != LRELU_STATUS_OK) return status;
   if (reinterpret_cast<uintptr_t>(p.alpha) % p.elem_size != 0) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
                 "backend cuda needs element-aligned data, but alpha.data "
@@ -120,11 +107,7 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
     dims.magic[d] = p.magic[d];
     dims.shift[d] = p.shift[d];
   }
-  int previous = 0;
-  cudaError_t err = cudaGetDevice(&previous);
-  if (err == cudaSuccess && previous != state.device)
-    err = cudaSetDevice(state.device);
-  if (err == cudaSuccess) {
+  const cudaError_t err = LaunchOnDevice(state.device, [&] {
     switch (p.dtype) {
       case LRELU_DTYPE_FLOAT32:
         Launch<lrelu_cuda::F32>(p, dims, state);
@@ -139,9 +122,7 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
         Launch<lrelu_cuda::F64>(p, dims, state);
         break;
     }
-    err = cudaGetLastError();
-  }
-  if (previous != state.device) cudaSetDevice(previous);
+  });
   if (err != cudaSuccess) {
     return Fail(LRELU_STATUS_INTERNAL, "backend cuda: PReLU kernel launch: %s",
                 cudaGetErrorString(err));

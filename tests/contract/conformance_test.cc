@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstring>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "expect_all_pass.h"
 #include "lrelu/kernel.hpp"
 
 namespace {
@@ -17,18 +17,6 @@ namespace {
 const lrelu::Kernel& TheKernel() {
   static const lrelu::Kernel kernel = lrelu::get_kernel("ai.onnx.LeakyRelu", 1);
   return kernel;
-}
-
-// Fails the test with the first few failing cases.
-void ExpectAllPass(const std::vector<lrelu::CaseResult>& results) {
-  std::ostringstream failures;
-  std::size_t failed = 0;
-  for (const auto& r : results) {
-    if (r.passed) continue;
-    if (failed++ < 20) failures << "\n  " << r.id << ": " << r.message;
-  }
-  EXPECT_EQ(failed, 0u) << failed << " of " << results.size()
-                        << " cases failed:" << failures.str();
 }
 
 struct RunSetup {

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "expect_all_pass.h"
 #include "lrelu/kernel.hpp"
 
 namespace {
@@ -23,17 +23,6 @@ constexpr char kId[] = "ai.onnx.PRelu";
 const lrelu::Kernel& ThePackage() {
   static const lrelu::Kernel kernel = lrelu::get_kernel(kId, 1);
   return kernel;
-}
-
-void ExpectAllPass(const std::vector<lrelu::CaseResult>& results) {
-  std::ostringstream failures;
-  std::size_t failed = 0;
-  for (const auto& r : results) {
-    if (r.passed) continue;
-    if (failed++ < 20) failures << "\n  " << r.id << ": " << r.message;
-  }
-  EXPECT_EQ(failed, 0u) << failed << " of " << results.size()
-                        << " cases failed:" << failures.str();
 }
 
 TEST(PreluPackage, LoadsByVersionAndDigest) {

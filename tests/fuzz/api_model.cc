@@ -7,6 +7,8 @@
 #include <limits>
 #include <string>
 
+#include "reference/dtype_traits.h"
+
 namespace lrelu::fuzz {
 namespace {
 
@@ -17,19 +19,13 @@ constexpr Int kInt64Min = std::numeric_limits<int64_t>::min();
 // arena anyway); overlap questions about them stay undecided.
 constexpr int64_t kEnumerateLimit = int64_t{1} << 20;
 
+// From the dtype table the oracle and the tests read, not from the
+// library's validation that the model checks; 0 for an unknown dtype.
 size_t ElementBytes(int dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return 4;
-    case LRELU_DTYPE_FLOAT16:
-      return 2;
-    case LRELU_DTYPE_BFLOAT16:
-      return 2;
-    case LRELU_DTYPE_FLOAT64:
-      return 8;
-    default:
-      return 0;
+  for (const reference::DTypeTraits& t : reference::kDTypes) {
+    if (static_cast<int>(t.tag) == dtype) return t.size;
   }
+  return 0;
 }
 
 // What one tensor argument is, on its own.

@@ -58,15 +58,7 @@ using testing::PreluCase;
 using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
-class CudaPreluDeviceTest : public ::testing::Test {
- protected:
-  void SetUp() override { testing::SkipWithoutDevice(LRELU_BACKEND_CUDA); }
-  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape) {
-    return testing::MakePreluCase(LRELU_BACKEND_CUDA, dtype, std::move(x_shape),
-                                  std::move(alpha_shape));
-  }
-};
+using CudaPreluDeviceTest = testing::DeviceTest<LRELU_BACKEND_CUDA>;
 
 TEST_F(CudaPreluDeviceTest, EveryDTypeAndPattern) {
   unsigned seed = 1;

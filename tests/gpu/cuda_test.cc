@@ -91,9 +91,8 @@ TEST(CudaTest, NoDeviceIsAClearStatusAndTheCpuKeepsWorking) {
 using testing::g_stream;
 using testing::kDeviceMemory;
 
-class CudaDeviceTest : public ::testing::Test {
+class CudaDeviceTest : public testing::DeviceTest<LRELU_BACKEND_CUDA> {
  protected:
-  void SetUp() override { testing::SkipWithoutDevice(LRELU_BACKEND_CUDA); }
   static DeviceCase Base(lrelu_dtype_t dtype, const char* variant) {
     DeviceCase c{};
     c.backend = LRELU_BACKEND_CUDA;

@@ -24,16 +24,10 @@ using testing::PreluCase;
 using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
-class OpenClPreluTest : public ::testing::Test {
+class OpenClPreluTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
  protected:
-  void SetUp() override { testing::SkipWithoutDevice(LRELU_BACKEND_OPENCL); }
   static std::vector<lrelu_dtype_t> DTypes() {
     return testing::DeviceDTypes(LRELU_BACKEND_OPENCL);
-  }
-  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape) {
-    return testing::MakePreluCase(LRELU_BACKEND_OPENCL, dtype,
-                                  std::move(x_shape), std::move(alpha_shape));
   }
   // Status of a forward call on the OpenCL backend with the last error.
   static lrelu_status_t Call(const lrelu_tensor_t& x, const lrelu_tensor_t& a,

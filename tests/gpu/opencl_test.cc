@@ -32,9 +32,8 @@ using testing::SweepAlphas;
 
 const char* const kVariants[] = {"vec4", "scalar"};
 
-class OpenClTest : public ::testing::Test {
+class OpenClTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
  protected:
-  void SetUp() override { testing::SkipWithoutDevice(LRELU_BACKEND_OPENCL); }
   // float64 only where the device has cl_khr_fp64.
   static std::vector<lrelu_dtype_t> DTypes() {
     return testing::DeviceDTypes(LRELU_BACKEND_OPENCL);

@@ -57,17 +57,6 @@ std::vector<int64_t> Offsets(const std::vector<int64_t>& shape,
 
 }  // namespace
 
-PreluCase MakePreluCase(lrelu_backend_t backend, lrelu_dtype_t dtype,
-                        std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape) {
-  PreluCase c;
-  c.backend = backend;
-  c.dtype = dtype;
-  c.x_shape = std::move(x_shape);
-  c.alpha_shape = std::move(alpha_shape);
-  return c;
-}
-
 std::string RunPreluDeviceCase(const PreluCase& c, const Memory& memory,
                                unsigned seed, std::string* variant) {
   const size_t elem = lrelu_dtype_size(c.dtype);

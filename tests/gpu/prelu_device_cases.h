@@ -27,11 +27,6 @@ struct PreluCase {
   void* stream = nullptr;
 };
 
-// A C-contiguous out-of-place case of `dtype` on `backend`.
-PreluCase MakePreluCase(lrelu_backend_t backend, lrelu_dtype_t dtype,
-                        std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape);
-
 // "" when every element of y is the oracle's (a NaN product may be any
 // NaN), else the first mismatch. *variant receives the executor's variant.
 std::string RunPreluDeviceCase(const PreluCase& c, const Memory& memory,

@@ -55,25 +55,13 @@ using testing::AllDTypes;
 using testing::g_stream;
 using testing::kDeviceMemory;
 using testing::PreluCase;
-using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
 using CudaPreluDeviceTest = testing::DeviceTest<LRELU_BACKEND_CUDA>;
 
 TEST_F(CudaPreluDeviceTest, EveryDTypeAndPattern) {
-  unsigned seed = 1;
-  for (lrelu_dtype_t dtype : AllDTypes()) {
-    for (const auto& pattern : PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        std::string variant;
-        EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, ++seed, &variant), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
-      }
-    }
-  }
+  testing::ExpectEveryPreluPattern(LRELU_BACKEND_CUDA, AllDTypes(),
+                                   kDeviceMemory);
 }
 
 TEST_F(CudaPreluDeviceTest, LayoutsLargeAndStream) {

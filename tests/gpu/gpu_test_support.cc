@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "support/test_data.h"
 
@@ -57,6 +58,39 @@ std::vector<lrelu_dtype_t> DeviceDTypes(lrelu_backend_t backend) {
 bool CudaRequired() {
   const char* value = std::getenv("LRELU_REQUIRE_CUDA");
   return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+PreluCase MakePreluCase(lrelu_backend_t backend, lrelu_dtype_t dtype,
+                        std::vector<int64_t> x_shape,
+                        std::vector<int64_t> alpha_shape) {
+  PreluCase c;
+  c.backend = backend;
+  c.dtype = dtype;
+  c.x_shape = std::move(x_shape);
+  c.alpha_shape = std::move(alpha_shape);
+  return c;
+}
+
+void ExpectEveryPreluPattern(
+    lrelu_backend_t backend, const std::vector<lrelu_dtype_t>& dtypes,
+    const Memory& memory,
+    const std::function<void(const PreluPattern&, const std::string&)>&
+        check_variant) {
+  unsigned seed = 1;
+  for (lrelu_dtype_t dtype : dtypes) {
+    for (const auto& pattern : PreluPatterns()) {
+      for (bool in_place : {false, true}) {
+        PreluCase c =
+            MakePreluCase(backend, dtype, pattern.x_shape, pattern.alpha_shape);
+        c.in_place = in_place;
+        std::string variant;
+        EXPECT_EQ(RunPreluDeviceCase(c, memory, ++seed, &variant), "")
+            << lrelu_dtype_name(dtype) << " " << pattern.name
+            << (in_place ? " in place" : "");
+        if (check_variant) check_variant(pattern, variant);
+      }
+    }
+  }
 }
 
 void SkipWithoutDevice(lrelu_backend_t backend) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,21 +39,30 @@ bool CudaRequired();
 // failure instead for CUDA where CudaRequired()).
 void SkipWithoutDevice(lrelu_backend_t backend);
 
+// A C-contiguous out-of-place PReLU case.
+PreluCase MakePreluCase(lrelu_backend_t backend, lrelu_dtype_t dtype,
+                        std::vector<int64_t> x_shape,
+                        std::vector<int64_t> alpha_shape);
+
+// Every dtype of `dtypes` x PreluPatterns(), out of place and in place, on
+// `backend` against the oracle (non-fatal failures); check_variant, where
+// given, is called with each pattern and the executor's variant.
+void ExpectEveryPreluPattern(
+    lrelu_backend_t backend, const std::vector<lrelu_dtype_t>& dtypes,
+    const Memory& memory,
+    const std::function<void(const PreluPattern&, const std::string&)>&
+        check_variant = nullptr);
+
 // The fixture of kBackend's device tests: skipped without its device, and
 // PReLU cases on it.
 template <lrelu_backend_t kBackend>
 class DeviceTest : public ::testing::Test {
  protected:
   void SetUp() override { SkipWithoutDevice(kBackend); }
-  // A C-contiguous out-of-place case.
   static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
                         std::vector<int64_t> alpha_shape) {
-    PreluCase c;
-    c.backend = kBackend;
-    c.dtype = dtype;
-    c.x_shape = std::move(x_shape);
-    c.alpha_shape = std::move(alpha_shape);
-    return c;
+    return MakePreluCase(kBackend, dtype, std::move(x_shape),
+                         std::move(alpha_shape));
   }
 };
 

@@ -21,7 +21,6 @@ using testing::AllDTypes;
 using testing::BackendOptions;
 using testing::HostMemory;
 using testing::PreluCase;
-using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
 class OpenClPreluTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
@@ -40,22 +39,13 @@ class OpenClPreluTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
 };
 
 TEST_F(OpenClPreluTest, EveryDTypeAndPattern) {
-  unsigned seed = 1;
-  for (lrelu_dtype_t dtype : DTypes()) {
-    for (const auto& pattern : PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        std::string variant;
-        EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed, &variant), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
+  testing::ExpectEveryPreluPattern(
+      LRELU_BACKEND_OPENCL, DTypes(), HostMemory(),
+      [](const testing::PreluPattern& pattern, const std::string& variant) {
         int64_t n = 1;
         for (int64_t d : pattern.x_shape) n *= d;
         EXPECT_EQ(variant, n == 0 ? "empty" : "scalar") << pattern.name;
-      }
-    }
-  }
+      });
 }
 
 TEST_F(OpenClPreluTest, LayoutsOfXAndAlpha) {

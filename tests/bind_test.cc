@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -111,108 +112,110 @@ lrelu_options_t OneThread() {
   return o;
 }
 
+// Binds e to `data` and runs it (for ASSERT_NO_FATAL_FAILURE).
+void BindAndExecute(lrelu_executor_t* e, void* const* data, size_t count) {
+  ASSERT_EQ(lrelu_executor_bind(e, data, count), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+}
+
+// body(dtype, element size, layout) for every dtype and layout.
+void ForEachDTypeAndLayout(
+    const std::function<void(lrelu_dtype_t, size_t, const Layout&)>& body) {
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (const Layout& l : Layouts()) body(dtype, lrelu_dtype_size(dtype), l);
+  }
+}
+
 TEST(BindTest, ForwardEqualsAFreshPlan) {
   std::mt19937 rng(7);
   const double alpha = 0.1;
-  for (lrelu_dtype_t dtype : kDTypes) {
-    const size_t elem = lrelu_dtype_size(dtype);
-    for (const Layout& l : Layouts()) {
-      for (bool in_place : {false, true}) {
-        SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
-                     (in_place ? " in place" : ""));
-        Storage xa = MakeStorage(l, elem, 0, rng);
-        Storage ya = MakeStorage(l, elem, 0, rng);
-        // The new data at another alignment (one byte off: any is accepted).
-        Storage xb = MakeStorage(l, elem, 1, rng);
-        Storage yb = MakeStorage(l, elem, 1, rng);
-        Storage x_fresh = xb, y_fresh = yb;
-        Storage x_original = xb;
-        void* ya_data = in_place ? xa.data(l, elem) : ya.data(l, elem);
-        void* yb_data = in_place ? xb.data(l, elem) : yb.data(l, elem);
-        void* yf_data =
-            in_place ? x_fresh.data(l, elem) : y_fresh.data(l, elem);
-        lrelu_tensor_t tx = View(l, dtype, xa.data(l, elem));
-        lrelu_tensor_t ty = View(l, dtype, ya_data);
-        const lrelu_options_t o = OneThread();
-        size_t ws = 0;
-        lrelu_executor_t* e = nullptr;
-        ASSERT_EQ(
-            lrelu_leaky_relu_get_workspace_size(&tx, alpha, &ty, &o, &ws, &e),
-            LRELU_STATUS_OK)
-            << lrelu_last_error();
-        const std::vector<unsigned char> ya_before = ya.bytes;
-        void* const data[] = {xb.data(l, elem), yb_data};
-        ASSERT_EQ(lrelu_executor_bind(e, data, 2), LRELU_STATUS_OK)
-            << lrelu_last_error();
-        ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
-        // A fresh one-shot call on a copy of the same new data.
-        lrelu_tensor_t fx = View(l, dtype, x_fresh.data(l, elem));
-        lrelu_tensor_t fy = View(l, dtype, yf_data);
-        ASSERT_EQ(lrelu_leaky_relu(&fx, alpha, &fy, &o), LRELU_STATUS_OK);
-        EXPECT_EQ(xb.bytes, x_fresh.bytes);
-        EXPECT_EQ(yb.bytes, y_fresh.bytes);
-        EXPECT_EQ(ya.bytes, ya_before) << "the old output was written";
-        ExpectOracle(l, dtype, x_original.data(l, elem),
-                     x_original.data(l, elem), yb_data, alpha);
-        lrelu_executor_destroy(e);
-      }
+  ForEachDTypeAndLayout([&](lrelu_dtype_t dtype, size_t elem, const Layout& l) {
+    for (bool in_place : {false, true}) {
+      SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                   (in_place ? " in place" : ""));
+      Storage xa = MakeStorage(l, elem, 0, rng);
+      Storage ya = MakeStorage(l, elem, 0, rng);
+      // The new data at another alignment (one byte off: any is accepted).
+      Storage xb = MakeStorage(l, elem, 1, rng);
+      Storage yb = MakeStorage(l, elem, 1, rng);
+      Storage x_fresh = xb, y_fresh = yb;
+      Storage x_original = xb;
+      void* ya_data = in_place ? xa.data(l, elem) : ya.data(l, elem);
+      void* yb_data = in_place ? xb.data(l, elem) : yb.data(l, elem);
+      void* yf_data = in_place ? x_fresh.data(l, elem) : y_fresh.data(l, elem);
+      lrelu_tensor_t tx = View(l, dtype, xa.data(l, elem));
+      lrelu_tensor_t ty = View(l, dtype, ya_data);
+      const lrelu_options_t o = OneThread();
+      size_t ws = 0;
+      lrelu_executor_t* e = nullptr;
+      ASSERT_EQ(
+          lrelu_leaky_relu_get_workspace_size(&tx, alpha, &ty, &o, &ws, &e),
+          LRELU_STATUS_OK)
+          << lrelu_last_error();
+      const std::vector<unsigned char> ya_before = ya.bytes;
+      void* const data[] = {xb.data(l, elem), yb_data};
+      ASSERT_NO_FATAL_FAILURE(BindAndExecute(e, data, 2));
+      // A fresh one-shot call on a copy of the same new data.
+      lrelu_tensor_t fx = View(l, dtype, x_fresh.data(l, elem));
+      lrelu_tensor_t fy = View(l, dtype, yf_data);
+      ASSERT_EQ(lrelu_leaky_relu(&fx, alpha, &fy, &o), LRELU_STATUS_OK);
+      EXPECT_EQ(xb.bytes, x_fresh.bytes);
+      EXPECT_EQ(yb.bytes, y_fresh.bytes);
+      EXPECT_EQ(ya.bytes, ya_before) << "the old output was written";
+      ExpectOracle(l, dtype, x_original.data(l, elem), x_original.data(l, elem),
+                   yb_data, alpha);
+      lrelu_executor_destroy(e);
     }
-  }
+  });
 }
 
 TEST(BindTest, GradientEqualsAFreshPlan) {
   std::mt19937 rng(11);
   const double alpha = 0.2;
-  for (lrelu_dtype_t dtype : kDTypes) {
-    const size_t elem = lrelu_dtype_size(dtype);
-    for (const Layout& l : Layouts()) {
-      for (lrelu_grad_source_t source :
-           {LRELU_GRAD_FROM_X, LRELU_GRAD_FROM_Y}) {
-        for (bool in_place : {false, true}) {
-          SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
-                       (source == LRELU_GRAD_FROM_Y ? " from y" : " from x") +
-                       (in_place ? " in place" : ""));
-          Storage dya = MakeStorage(l, elem, 0, rng);
-          Storage sa = MakeStorage(l, elem, 0, rng);
-          Storage dxa = MakeStorage(l, elem, 0, rng);
-          Storage dyb = MakeStorage(l, elem, elem > 2 ? 2 : 1, rng);
-          Storage sb = MakeStorage(l, elem, 0, rng);
-          Storage dxb = MakeStorage(l, elem, 1, rng);
-          Storage dy_original = dyb, s_original = sb;
-          Storage dy_fresh = dyb, dx_fresh = dxb;
-          void* dxa_data = in_place ? dya.data(l, elem) : dxa.data(l, elem);
-          void* dxb_data = in_place ? dyb.data(l, elem) : dxb.data(l, elem);
-          void* dxf_data =
-              in_place ? dy_fresh.data(l, elem) : dx_fresh.data(l, elem);
-          lrelu_tensor_t tdy = View(l, dtype, dya.data(l, elem));
-          lrelu_tensor_t ts = View(l, dtype, sa.data(l, elem));
-          lrelu_tensor_t tdx = View(l, dtype, dxa_data);
-          const lrelu_options_t o = OneThread();
-          size_t ws = 0;
-          lrelu_executor_t* e = nullptr;
-          ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
-                        &tdy, &ts, alpha, source, &tdx, &o, &ws, &e),
-                    LRELU_STATUS_OK)
-              << lrelu_last_error();
-          void* const data[] = {dyb.data(l, elem), sb.data(l, elem), dxb_data};
-          ASSERT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_OK)
-              << lrelu_last_error();
-          ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
-          lrelu_tensor_t fdy = View(l, dtype, dy_fresh.data(l, elem));
-          lrelu_tensor_t fs = View(l, dtype, sb.data(l, elem));
-          lrelu_tensor_t fdx = View(l, dtype, dxf_data);
-          ASSERT_EQ(
-              lrelu_leaky_relu_backward(&fdy, &fs, alpha, source, &fdx, &o),
-              LRELU_STATUS_OK);
-          EXPECT_EQ(dyb.bytes, dy_fresh.bytes);
-          EXPECT_EQ(dxb.bytes, dx_fresh.bytes);
-          ExpectOracle(l, dtype, dy_original.data(l, elem),
-                       s_original.data(l, elem), dxb_data, alpha);
-          lrelu_executor_destroy(e);
-        }
+  ForEachDTypeAndLayout([&](lrelu_dtype_t dtype, size_t elem, const Layout& l) {
+    for (lrelu_grad_source_t source : {LRELU_GRAD_FROM_X, LRELU_GRAD_FROM_Y}) {
+      for (bool in_place : {false, true}) {
+        SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                     (source == LRELU_GRAD_FROM_Y ? " from y" : " from x") +
+                     (in_place ? " in place" : ""));
+        Storage dya = MakeStorage(l, elem, 0, rng);
+        Storage sa = MakeStorage(l, elem, 0, rng);
+        Storage dxa = MakeStorage(l, elem, 0, rng);
+        Storage dyb = MakeStorage(l, elem, elem > 2 ? 2 : 1, rng);
+        Storage sb = MakeStorage(l, elem, 0, rng);
+        Storage dxb = MakeStorage(l, elem, 1, rng);
+        Storage dy_original = dyb, s_original = sb;
+        Storage dy_fresh = dyb, dx_fresh = dxb;
+        void* dxa_data = in_place ? dya.data(l, elem) : dxa.data(l, elem);
+        void* dxb_data = in_place ? dyb.data(l, elem) : dxb.data(l, elem);
+        void* dxf_data =
+            in_place ? dy_fresh.data(l, elem) : dx_fresh.data(l, elem);
+        lrelu_tensor_t tdy = View(l, dtype, dya.data(l, elem));
+        lrelu_tensor_t ts = View(l, dtype, sa.data(l, elem));
+        lrelu_tensor_t tdx = View(l, dtype, dxa_data);
+        const lrelu_options_t o = OneThread();
+        size_t ws = 0;
+        lrelu_executor_t* e = nullptr;
+        ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
+                      &tdy, &ts, alpha, source, &tdx, &o, &ws, &e),
+                  LRELU_STATUS_OK)
+            << lrelu_last_error();
+        void* const data[] = {dyb.data(l, elem), sb.data(l, elem), dxb_data};
+        ASSERT_NO_FATAL_FAILURE(BindAndExecute(e, data, 3));
+        lrelu_tensor_t fdy = View(l, dtype, dy_fresh.data(l, elem));
+        lrelu_tensor_t fs = View(l, dtype, sb.data(l, elem));
+        lrelu_tensor_t fdx = View(l, dtype, dxf_data);
+        ASSERT_EQ(lrelu_leaky_relu_backward(&fdy, &fs, alpha, source, &fdx, &o),
+                  LRELU_STATUS_OK);
+        EXPECT_EQ(dyb.bytes, dy_fresh.bytes);
+        EXPECT_EQ(dxb.bytes, dx_fresh.bytes);
+        ExpectOracle(l, dtype, dy_original.data(l, elem),
+                     s_original.data(l, elem), dxb_data, alpha);
+        lrelu_executor_destroy(e);
       }
     }
-  }
+  });
 }
 
 // A plan made for aligned 8 MiB tensors (non-temporal stores) and bound to

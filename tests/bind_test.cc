@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -111,108 +112,110 @@ lrelu_options_t OneThread() {
   return o;
 }
 
+// Binds e to `data` and runs it (for ASSERT_NO_FATAL_FAILURE).
+void BindAndExecute(lrelu_executor_t* e, void* const* data, size_t count) {
+  ASSERT_EQ(lrelu_executor_bind(e, data, count), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+}
+
+// body(dtype, element size, layout) for every dtype and layout.
+void ForEachDTypeAndLayout(
+    const std::function<void(lrelu_dtype_t, size_t, const Layout&)>& body) {
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (const Layout& l : Layouts()) body(dtype, lrelu_dtype_size(dtype), l);
+  }
+}
+
 TEST(BindTest, ForwardEqualsAFreshPlan) {
   std::mt19937 rng(7);
   const double alpha = 0.1;
-  for (lrelu_dtype_t dtype : kDTypes) {
-    const size_t elem = lrelu_dtype_size(dtype);
-    for (const Layout& l : Layouts()) {
-      for (bool in_place : {false, true}) {
-        SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
-                     (in_place ? " in place" : ""));
-        Storage xa = MakeStorage(l, elem, 0, rng);
-        Storage ya = MakeStorage(l, elem, 0, rng);
-        // The new data at another alignment (one byte off: any is accepted).
-        Storage xb = MakeStorage(l, elem, 1, rng);
-        Storage yb = MakeStorage(l, elem, 1, rng);
-        Storage x_fresh = xb, y_fresh = yb;
-        Storage x_original = xb;
-        void* ya_data = in_place ? xa.data(l, elem) : ya.data(l, elem);
-        void* yb_data = in_place ? xb.data(l, elem) : yb.data(l, elem);
-        void* yf_data =
-            in_place ? x_fresh.data(l, elem) : y_fresh.data(l, elem);
-        lrelu_tensor_t tx = View(l, dtype, xa.data(l, elem));
-        lrelu_tensor_t ty = View(l, dtype, ya_data);
-        const lrelu_options_t o = OneThread();
-        size_t ws = 0;
-        lrelu_executor_t* e = nullptr;
-        ASSERT_EQ(
-            lrelu_leaky_relu_get_workspace_size(&tx, alpha, &ty, &o, &ws, &e),
-            LRELU_STATUS_OK)
-            << lrelu_last_error();
-        const std::vector<unsigned char> ya_before = ya.bytes;
-        void* const data[] = {xb.data(l, elem), yb_data};
-        ASSERT_EQ(lrelu_executor_bind(e, data, 2), LRELU_STATUS_OK)
-            << lrelu_last_error();
-        ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
-        // A fresh one-shot call on a copy of the same new data.
-        lrelu_tensor_t fx = View(l, dtype, x_fresh.data(l, elem));
-        lrelu_tensor_t fy = View(l, dtype, yf_data);
-        ASSERT_EQ(lrelu_leaky_relu(&fx, alpha, &fy, &o), LRELU_STATUS_OK);
-        EXPECT_EQ(xb.bytes, x_fresh.bytes);
-        EXPECT_EQ(yb.bytes, y_fresh.bytes);
-        EXPECT_EQ(ya.bytes, ya_before) << "the old output was written";
-        ExpectOracle(l, dtype, x_original.data(l, elem),
-                     x_original.data(l, elem), yb_data, alpha);
-        lrelu_executor_destroy(e);
-      }
+  ForEachDTypeAndLayout([&](lrelu_dtype_t dtype, size_t elem, const Layout& l) {
+    for (bool in_place : {false, true}) {
+      SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                   (in_place ? " in place" : ""));
+      Storage xa = MakeStorage(l, elem, 0, rng);
+      Storage ya = MakeStorage(l, elem, 0, rng);
+      // The new data at another alignment (one byte off: any is accepted).
+      Storage xb = MakeStorage(l, elem, 1, rng);
+      Storage yb = MakeStorage(l, elem, 1, rng);
+      Storage x_fresh = xb, y_fresh = yb;
+      Storage x_original = xb;
+      void* ya_data = in_place ? xa.data(l, elem) : ya.data(l, elem);
+      void* yb_data = in_place ? xb.data(l, elem) : yb.data(l, elem);
+      void* yf_data = in_place ? x_fresh.data(l, elem) : y_fresh.data(l, elem);
+      lrelu_tensor_t tx = View(l, dtype, xa.data(l, elem));
+      lrelu_tensor_t ty = View(l, dtype, ya_data);
+      const lrelu_options_t o = OneThread();
+      size_t ws = 0;
+      lrelu_executor_t* e = nullptr;
+      ASSERT_EQ(
+          lrelu_leaky_relu_get_workspace_size(&tx, alpha, &ty, &o, &ws, &e),
+          LRELU_STATUS_OK)
+          << lrelu_last_error();
+      const std::vector<unsigned char> ya_before = ya.bytes;
+      void* const data[] = {xb.data(l, elem), yb_data};
+      ASSERT_NO_FATAL_FAILURE(BindAndExecute(e, data, 2));
+      // A fresh one-shot call on a copy of the same new data.
+      lrelu_tensor_t fx = View(l, dtype, x_fresh.data(l, elem));
+      lrelu_tensor_t fy = View(l, dtype, yf_data);
+      ASSERT_EQ(lrelu_leaky_relu(&fx, alpha, &fy, &o), LRELU_STATUS_OK);
+      EXPECT_EQ(xb.bytes, x_fresh.bytes);
+      EXPECT_EQ(yb.bytes, y_fresh.bytes);
+      EXPECT_EQ(ya.bytes, ya_before) << "the old output was written";
+      ExpectOracle(l, dtype, x_original.data(l, elem), x_original.data(l, elem),
+                   yb_data, alpha);
+      lrelu_executor_destroy(e);
     }
-  }
+  });
 }
 
 TEST(BindTest, GradientEqualsAFreshPlan) {
   std::mt19937 rng(11);
   const double alpha = 0.2;
-  for (lrelu_dtype_t dtype : kDTypes) {
-    const size_t elem = lrelu_dtype_size(dtype);
-    for (const Layout& l : Layouts()) {
-      for (lrelu_grad_source_t source :
-           {LRELU_GRAD_FROM_X, LRELU_GRAD_FROM_Y}) {
-        for (bool in_place : {false, true}) {
-          SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
-                       (source == LRELU_GRAD_FROM_Y ? " from y" : " from x") +
-                       (in_place ? " in place" : ""));
-          Storage dya = MakeStorage(l, elem, 0, rng);
-          Storage sa = MakeStorage(l, elem, 0, rng);
-          Storage dxa = MakeStorage(l, elem, 0, rng);
-          Storage dyb = MakeStorage(l, elem, elem > 2 ? 2 : 1, rng);
-          Storage sb = MakeStorage(l, elem, 0, rng);
-          Storage dxb = MakeStorage(l, elem, 1, rng);
-          Storage dy_original = dyb, s_original = sb;
-          Storage dy_fresh = dyb, dx_fresh = dxb;
-          void* dxa_data = in_place ? dya.data(l, elem) : dxa.data(l, elem);
-          void* dxb_data = in_place ? dyb.data(l, elem) : dxb.data(l, elem);
-          void* dxf_data =
-              in_place ? dy_fresh.data(l, elem) : dx_fresh.data(l, elem);
-          lrelu_tensor_t tdy = View(l, dtype, dya.data(l, elem));
-          lrelu_tensor_t ts = View(l, dtype, sa.data(l, elem));
-          lrelu_tensor_t tdx = View(l, dtype, dxa_data);
-          const lrelu_options_t o = OneThread();
-          size_t ws = 0;
-          lrelu_executor_t* e = nullptr;
-          ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
-                        &tdy, &ts, alpha, source, &tdx, &o, &ws, &e),
-                    LRELU_STATUS_OK)
-              << lrelu_last_error();
-          void* const data[] = {dyb.data(l, elem), sb.data(l, elem), dxb_data};
-          ASSERT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_OK)
-              << lrelu_last_error();
-          ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
-          lrelu_tensor_t fdy = View(l, dtype, dy_fresh.data(l, elem));
-          lrelu_tensor_t fs = View(l, dtype, sb.data(l, elem));
-          lrelu_tensor_t fdx = View(l, dtype, dxf_data);
-          ASSERT_EQ(
-              lrelu_leaky_relu_backward(&fdy, &fs, alpha, source, &fdx, &o),
-              LRELU_STATUS_OK);
-          EXPECT_EQ(dyb.bytes, dy_fresh.bytes);
-          EXPECT_EQ(dxb.bytes, dx_fresh.bytes);
-          ExpectOracle(l, dtype, dy_original.data(l, elem),
-                       s_original.data(l, elem), dxb_data, alpha);
-          lrelu_executor_destroy(e);
-        }
+  ForEachDTypeAndLayout([&](lrelu_dtype_t dtype, size_t elem, const Layout& l) {
+    for (lrelu_grad_source_t source : {LRELU_GRAD_FROM_X, LRELU_GRAD_FROM_Y}) {
+      for (bool in_place : {false, true}) {
+        SCOPED_TRACE(l.name + " " + lrelu_dtype_name(dtype) +
+                     (source == LRELU_GRAD_FROM_Y ? " from y" : " from x") +
+                     (in_place ? " in place" : ""));
+        Storage dya = MakeStorage(l, elem, 0, rng);
+        Storage sa = MakeStorage(l, elem, 0, rng);
+        Storage dxa = MakeStorage(l, elem, 0, rng);
+        Storage dyb = MakeStorage(l, elem, elem > 2 ? 2 : 1, rng);
+        Storage sb = MakeStorage(l, elem, 0, rng);
+        Storage dxb = MakeStorage(l, elem, 1, rng);
+        Storage dy_original = dyb, s_original = sb;
+        Storage dy_fresh = dyb, dx_fresh = dxb;
+        void* dxa_data = in_place ? dya.data(l, elem) : dxa.data(l, elem);
+        void* dxb_data = in_place ? dyb.data(l, elem) : dxb.data(l, elem);
+        void* dxf_data =
+            in_place ? dy_fresh.data(l, elem) : dx_fresh.data(l, elem);
+        lrelu_tensor_t tdy = View(l, dtype, dya.data(l, elem));
+        lrelu_tensor_t ts = View(l, dtype, sa.data(l, elem));
+        lrelu_tensor_t tdx = View(l, dtype, dxa_data);
+        const lrelu_options_t o = OneThread();
+        size_t ws = 0;
+        lrelu_executor_t* e = nullptr;
+        ASSERT_EQ(lrelu_leaky_relu_backward_get_workspace_size(
+                      &tdy, &ts, alpha, source, &tdx, &o, &ws, &e),
+                  LRELU_STATUS_OK)
+            << lrelu_last_error();
+        void* const data[] = {dyb.data(l, elem), sb.data(l, elem), dxb_data};
+        ASSERT_NO_FATAL_FAILURE(BindAndExecute(e, data, 3));
+        lrelu_tensor_t fdy = View(l, dtype, dy_fresh.data(l, elem));
+        lrelu_tensor_t fs = View(l, dtype, sb.data(l, elem));
+        lrelu_tensor_t fdx = View(l, dtype, dxf_data);
+        ASSERT_EQ(lrelu_leaky_relu_backward(&fdy, &fs, alpha, source, &fdx, &o),
+                  LRELU_STATUS_OK);
+        EXPECT_EQ(dyb.bytes, dy_fresh.bytes);
+        EXPECT_EQ(dxb.bytes, dx_fresh.bytes);
+        ExpectOracle(l, dtype, dy_original.data(l, elem),
+                     s_original.data(l, elem), dxb_data, alpha);
+        lrelu_executor_destroy(e);
       }
     }
-  }
+  });
 }
 
 // A plan made for aligned 8 MiB tensors (non-temporal stores) and bound to
@@ -244,14 +247,23 @@ class BindMisuseTest : public ::testing::Test {
     x_.assign(64, 1.0f);
     y_.assign(64, 0.0f);
     z_.assign(64, 0.0f);
-    lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-    lrelu_tensor_t ty{y_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-    size_t ws = 0;
-    ASSERT_EQ(
-        lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &e_),
-        LRELU_STATUS_OK);
+    e_ = Plan(x_.data(), y_.data());
+    ASSERT_NE(e_, nullptr);
   }
   void TearDown() override { lrelu_executor_destroy(e_); }
+  // A forward plan (alpha 0.5) from x to y, float32 of shape_; nullptr (and
+  // a failure) where planning fails.
+  lrelu_executor_t* Plan(float* x, float* y) {
+    lrelu_tensor_t tx{x, LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+    lrelu_tensor_t ty{y, LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+    size_t ws = 0;
+    lrelu_executor_t* e = nullptr;
+    EXPECT_EQ(
+        lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &e),
+        LRELU_STATUS_OK)
+        << lrelu_last_error();
+    return e;
+  }
   // The executor still writes where it was last bound successfully.
   void ExpectStillBoundToY() {
     x_[0] = -2.0f;
@@ -283,13 +295,8 @@ TEST_F(BindMisuseTest, InvalidExecutors) {
 }
 
 TEST_F(BindMisuseTest, DestroyedExecutor) {
-  lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-  lrelu_tensor_t ty{z_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-  size_t ws = 0;
-  lrelu_executor_t* other = nullptr;
-  ASSERT_EQ(
-      lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, nullptr, &ws, &other),
-      LRELU_STATUS_OK);
+  lrelu_executor_t* other = Plan(x_.data(), z_.data());
+  ASSERT_NE(other, nullptr);
   lrelu_executor_destroy(other);
   void* const data[] = {x_.data(), z_.data()};
   EXPECT_EQ(lrelu_executor_bind(other, data, 2), LRELU_STATUS_INVALID_EXECUTOR);
@@ -326,12 +333,8 @@ TEST_F(BindMisuseTest, OverlapThePlanDidNotAssume) {
 }
 
 TEST_F(BindMisuseTest, InPlacePlanNeedsInPlaceData) {
-  lrelu_tensor_t tz{z_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-  size_t ws = 0;
-  lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(
-      lrelu_leaky_relu_get_workspace_size(&tz, 0.5, &tz, nullptr, &ws, &e),
-      LRELU_STATUS_OK);
+  lrelu_executor_t* e = Plan(z_.data(), z_.data());
+  ASSERT_NE(e, nullptr);
   void* const disjoint[] = {x_.data(), y_.data()};
   EXPECT_EQ(lrelu_executor_bind(e, disjoint, 2), LRELU_STATUS_OVERLAP);
   EXPECT_NE(Error().find("in place"), std::string::npos) << Error();

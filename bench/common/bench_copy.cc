@@ -13,29 +13,46 @@ namespace lrelu_bench {
 namespace {
 
 #ifdef LRELU_BENCH_X86
-__attribute__((target("avx512f"))) void Avx512Copy(void* dst, const void* src,
-                                                   std::size_t bytes) {
-  auto d = static_cast<char*>(dst);
-  auto s = static_cast<const char*>(src);
-  std::size_t i = 0;
+// The stores of the two loops: plain (storeu) or non-temporal (stream).
+__attribute__((target("avx512f"))) inline void Store512(__m512i* p, __m512i v) {
+  _mm512_storeu_si512(p, v);
+}
+__attribute__((target("avx512f"))) inline void Stream512(__m512i* p,
+                                                         __m512i v) {
+  _mm512_stream_si512(p, v);
+}
+__attribute__((target("avx2"))) inline void Store256(__m256i* p, __m256i v) {
+  _mm256_storeu_si256(p, v);
+}
+__attribute__((target("avx2"))) inline void Stream256(__m256i* p, __m256i v) {
+  _mm256_stream_si256(p, v);
+}
+
+// 4 vectors a step from byte i while a whole step fits; returns where it
+// stopped. Store is inlined (a template argument), so each copy below is
+// the loop it was written as.
+template <void (*Store)(__m512i*, __m512i)>
+__attribute__((target("avx512f"))) std::size_t Avx512Loop(char* d,
+                                                          const char* s,
+                                                          std::size_t i,
+                                                          std::size_t bytes) {
   for (; i + 256 <= bytes; i += 256) {
     __m512i a = _mm512_loadu_si512(s + i);
     __m512i b = _mm512_loadu_si512(s + i + 64);
     __m512i c = _mm512_loadu_si512(s + i + 128);
     __m512i e = _mm512_loadu_si512(s + i + 192);
-    _mm512_storeu_si512(d + i, a);
-    _mm512_storeu_si512(d + i + 64, b);
-    _mm512_storeu_si512(d + i + 128, c);
-    _mm512_storeu_si512(d + i + 192, e);
+    Store(reinterpret_cast<__m512i*>(d + i), a);
+    Store(reinterpret_cast<__m512i*>(d + i + 64), b);
+    Store(reinterpret_cast<__m512i*>(d + i + 128), c);
+    Store(reinterpret_cast<__m512i*>(d + i + 192), e);
   }
-  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
+  return i;
 }
 
-__attribute__((target("avx2"))) void Avx2Copy(void* dst, const void* src,
-                                              std::size_t bytes) {
-  auto d = static_cast<char*>(dst);
-  auto s = static_cast<const char*>(src);
-  std::size_t i = 0;
+template <void (*Store)(__m256i*, __m256i)>
+__attribute__((target("avx2"))) std::size_t Avx2Loop(char* d, const char* s,
+                                                     std::size_t i,
+                                                     std::size_t bytes) {
   for (; i + 128 <= bytes; i += 128) {
     auto ps = reinterpret_cast<const __m256i*>(s + i);
     auto pd = reinterpret_cast<__m256i*>(d + i);
@@ -43,11 +60,27 @@ __attribute__((target("avx2"))) void Avx2Copy(void* dst, const void* src,
     __m256i b = _mm256_loadu_si256(ps + 1);
     __m256i c = _mm256_loadu_si256(ps + 2);
     __m256i e = _mm256_loadu_si256(ps + 3);
-    _mm256_storeu_si256(pd, a);
-    _mm256_storeu_si256(pd + 1, b);
-    _mm256_storeu_si256(pd + 2, c);
-    _mm256_storeu_si256(pd + 3, e);
+    Store(pd, a);
+    Store(pd + 1, b);
+    Store(pd + 2, c);
+    Store(pd + 3, e);
   }
+  return i;
+}
+
+__attribute__((target("avx512f"))) void Avx512Copy(void* dst, const void* src,
+                                                   std::size_t bytes) {
+  auto d = static_cast<char*>(dst);
+  auto s = static_cast<const char*>(src);
+  const std::size_t i = Avx512Loop<Store512>(d, s, 0, bytes);
+  if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
+}
+
+__attribute__((target("avx2"))) void Avx2Copy(void* dst, const void* src,
+                                              std::size_t bytes) {
+  auto d = static_cast<char*>(dst);
+  auto s = static_cast<const char*>(src);
+  const std::size_t i = Avx2Loop<Store256>(d, s, 0, bytes);
   if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
 }
 
@@ -63,18 +96,9 @@ __attribute__((target("avx512f"))) void Avx512NtCopy(void* dst, const void* src,
                                                      std::size_t bytes) {
   auto d = static_cast<char*>(dst);
   auto s = static_cast<const char*>(src);
-  std::size_t i = HeadBytes(dst, bytes);
-  std::memcpy(d, s, i);
-  for (; i + 256 <= bytes; i += 256) {
-    __m512i a = _mm512_loadu_si512(s + i);
-    __m512i b = _mm512_loadu_si512(s + i + 64);
-    __m512i c = _mm512_loadu_si512(s + i + 128);
-    __m512i e = _mm512_loadu_si512(s + i + 192);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i), a);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i + 64), b);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i + 128), c);
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i + 192), e);
-  }
+  const std::size_t head = HeadBytes(dst, bytes);
+  std::memcpy(d, s, head);
+  const std::size_t i = Avx512Loop<Stream512>(d, s, head, bytes);
   _mm_sfence();  // Streaming stores are weakly ordered; publish them.
   if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
 }
@@ -83,20 +107,9 @@ __attribute__((target("avx2"))) void Avx2NtCopy(void* dst, const void* src,
                                                 std::size_t bytes) {
   auto d = static_cast<char*>(dst);
   auto s = static_cast<const char*>(src);
-  std::size_t i = HeadBytes(dst, bytes);
-  std::memcpy(d, s, i);
-  for (; i + 128 <= bytes; i += 128) {
-    auto ps = reinterpret_cast<const __m256i*>(s + i);
-    auto pd = reinterpret_cast<__m256i*>(d + i);
-    __m256i a = _mm256_loadu_si256(ps);
-    __m256i b = _mm256_loadu_si256(ps + 1);
-    __m256i c = _mm256_loadu_si256(ps + 2);
-    __m256i e = _mm256_loadu_si256(ps + 3);
-    _mm256_stream_si256(pd, a);
-    _mm256_stream_si256(pd + 1, b);
-    _mm256_stream_si256(pd + 2, c);
-    _mm256_stream_si256(pd + 3, e);
-  }
+  const std::size_t head = HeadBytes(dst, bytes);
+  std::memcpy(d, s, head);
+  const std::size_t i = Avx2Loop<Stream256>(d, s, head, bytes);
   _mm_sfence();
   if (i < bytes) std::memcpy(d + i, s + i, bytes - i);
 }

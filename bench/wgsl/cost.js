@@ -1,6 +1,9 @@
 // Page side of bench/wgsl/cost.py: times WGSL sources with raw WebGPU in
 // the browser (SwiftShader in headless Chromium). Each source is run `reps`
 // times over the same buffers; the best time per dispatch is reported.
+// The pass is the package's own (js/src/dispatch.js, served under /js/).
+import { encodePass } from "/js/src/dispatch.js";
+
 window.lreluCost = async function lreluCost(cases, reps) {
   const adapter = await navigator.gpu.requestAdapter();
   const device = await adapter.requestDevice({
@@ -22,16 +25,11 @@ window.lreluCost = async function lreluCost(cases, reps) {
       { binding: 0, resource: { buffer: v } }, { binding: 2, resource: { buffer: out } },
       { binding: 3, resource: { buffer: params } }] });
     const groups = Math.ceil(c.words / c.workgroup);
-    const gx = Math.min(groups, 65535);
     let best = Infinity;
     for (let r = 0; r < reps; r++) {
       const t0 = performance.now();
       const encoder = device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroups(gx, Math.ceil(groups / gx), 1);
-      pass.end();
+      encodePass(encoder, pipeline, group, groups, 65535);
       device.queue.submit([encoder.finish()]);
       await device.queue.onSubmittedWorkDone();
       best = Math.min(best, performance.now() - t0);

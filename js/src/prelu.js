@@ -5,6 +5,7 @@
 // contract package's verified helpers, so every element follows LeakyReLU's
 // exact rule with its own alpha.
 import { PRELU_WGSL } from "./bundled.js";
+import { encodePass } from "./dispatch.js";
 import { fail } from "./errors.js";
 
 const USAGE = globalThis.GPUBufferUsage ||
@@ -129,14 +130,8 @@ export async function runPrelu(runner, pkg, x, alpha) {
       layout: pipeline.getBindGroupLayout(0),
       entries: [bx, ba, by, bp].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
-    const groups = Math.ceil(words / runner.workgroupSize);
-    const gx = Math.min(groups, runner.maxGroups);
     const encoder = device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, group);
-    pass.dispatchWorkgroups(gx, Math.ceil(groups / gx), 1);
-    pass.end();
+    encodePass(encoder, pipeline, group, Math.ceil(words / runner.workgroupSize), runner.maxGroups);
     encoder.copyBufferToBuffer(by, 0, staging, 0, xBytes);
     device.queue.submit([encoder.finish()]);
     await staging.mapAsync(MAP_READ, 0, xBytes);

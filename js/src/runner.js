@@ -1,5 +1,6 @@
 // The WebGPU side: one device, compiled pipelines per (dtype, variant,
 // entry point) and buffers that grow as needed, reused across calls.
+import { encodePass } from "./dispatch.js";
 import { fail } from "./errors.js";
 import { renderWgsl } from "./render.js";
 
@@ -146,15 +147,9 @@ export class Runner {
         compiled.generation = this.generation;
       }
       const group = compiled.group;
-      const groups = Math.ceil(words / this.workgroupSize);
-      const gx = Math.min(groups, this.maxGroups);
-      const gy = Math.ceil(groups / gx);
       const encoder = device.createCommandEncoder();
-      const pass = encoder.beginComputePass();
-      pass.setPipeline(compiled.pipeline);
-      pass.setBindGroup(0, group);
-      pass.dispatchWorkgroups(gx, gy, 1);
-      pass.end();
+      encodePass(encoder, compiled.pipeline, group, Math.ceil(words / this.workgroupSize),
+                 this.maxGroups);
       encoder.copyBufferToBuffer(b.out, 0, b.staging, 0, bindBytes);
       device.queue.submit([encoder.finish()]);
       await b.staging.mapAsync(MAP_READ, 0, bindBytes);

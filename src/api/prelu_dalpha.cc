@@ -160,15 +160,27 @@ struct RowSumJob {
   std::vector<std::vector<reference::ExactSum>>* partial;  // [task][channel]
 };
 
+// What task `task` of `job` sums: rows [begin, end) (none where begin >=
+// end) of x's `channels`-wide last axis, into its `sums`.
+struct RowTask {
+  int64_t begin, end;
+  size_t rank;
+  int64_t channels;
+  std::vector<reference::ExactSum>& sums;
+};
+
+RowTask TaskOf(const RowSumJob& job, size_t task) {
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const size_t rank = job.p->x.shape.size();
+  return {begin, std::min(begin + job.per_task, job.rows), rank,
+          job.p->x.shape[rank - 1], (*job.partial)[task]};
+}
+
 void SumRows(const RowSumJob& job, size_t task) {
   const PreluPlan& p = *job.p;
-  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
-  const int64_t end = std::min(begin + job.per_task, job.rows);
+  const auto [begin, end, rank, channels, sums] = TaskOf(job, task);
   if (begin >= end) return;
   cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
-  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
-  const size_t rank = p.x.shape.size();
-  const int64_t channels = p.x.shape[rank - 1];
   std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
   const size_t elem = lrelu_dtype_size(p.dtype);
   const auto e = static_cast<int64_t>(elem);
@@ -228,13 +240,9 @@ void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
 
 void SumRowSegments(const RowSumJob& job, size_t task) {
   const PreluPlan& p = *job.p;
-  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
-  const int64_t end = std::min(begin + job.per_task, job.rows);
+  const auto [begin, end, rank, channels, sums] = TaskOf(job, task);
   if (begin >= end) return;
   cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
-  std::vector<reference::ExactSum>& sums = (*job.partial)[task];
-  const size_t rank = p.x.shape.size();
-  const int64_t channels = p.x.shape[rank - 1];
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
   const reference::Format f = reference::FormatOf(p.dtype);
   std::vector<int64_t> ext, xs, dys;

@@ -19,6 +19,7 @@
 
 #include "cpu/convert-inl.h"
 #include "cpu/kernels.h"
+#include "cpu/opaque-inl.h"
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
@@ -26,20 +27,6 @@ HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// The product, opaque to the optimiser. clang otherwise rewrites
-// IfThenElse(s < 0, v * alpha, v) as v * (s < 0 ? alpha : 1), and v * 1
-// quiets a signalling NaN that must pass through untouched. GCC does not.
-template <class V>
-HWY_INLINE V Opaque(V product) {
-#if defined(__clang__) && HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && \
-    HWY_TARGET != HWY_SCALAR
-  asm("" : "+v"(product.raw));
-#elif defined(__clang__)
-  asm("" : "+m"(product));
-#endif
-  return product;
-}
 
 // Per dtype: the storage lane type T, the vector tag that holds one float32
 // (or float64) vector's worth of T, and the element rule on raw lanes. Masks

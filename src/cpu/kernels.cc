@@ -2,7 +2,6 @@
 // this file; the rules and the loop are in kernels-inl.h), and the targets.
 #include "cpu/kernels.h"
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -90,13 +89,7 @@ const char* CompiledTargetNames() {
 }
 
 const KernelTable& KernelsFor(int64_t target) {
-  static KernelTable tables[kTableSlots];
-  static std::once_flag filled[kTableSlots];
-  const size_t index = DispatchIndex(target);
-  std::call_once(filled[index], [index] {
-    HWY_DISPATCH_TABLE(FillKernelTable)[index](&tables[index]);
-  });
-  return tables[index];
+  return FilledTable(target, HWY_DISPATCH_TABLE(FillKernelTable));
 }
 
 }  // namespace lrelu::cpu

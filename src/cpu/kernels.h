@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "lrelu/lrelu.h"
@@ -63,6 +64,20 @@ const KernelTable& KernelsFor(int64_t target);
 // compiled for (every HWY_EXPORT table of one build has the same layout), so
 // a call can pick its target without touching Highway's process-wide choice.
 size_t DispatchIndex(int64_t target);
+
+// The Table of `target`, filled on first use by its slot of `fill` (the
+// HWY_DISPATCH_TABLE of a Table's Fill function). The tables are static per
+// Table type, so each Table type has one Fill function.
+template <class Table, size_t kSlots>
+const Table& FilledTable(int64_t target,
+                         void (*const (&fill)[kSlots])(Table*)) {
+  static Table tables[kSlots];
+  static std::once_flag filled[kSlots];
+  const size_t index = DispatchIndex(target);
+  std::call_once(filled[index],
+                 [&fill, index] { fill[index](&tables[index]); });
+  return tables[index];
+}
 
 }  // namespace lrelu::cpu
 

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/prelu_dalpha.cc"
@@ -111,14 +110,7 @@ namespace lrelu::cpu {
 HWY_EXPORT(FillTermsTable);
 
 const TermsTable& TermsFor(int64_t target) {
-  constexpr size_t kTables = HWY_MAX_DYNAMIC_TARGETS + 2;
-  static TermsTable tables[kTables];
-  static std::once_flag filled[kTables];
-  const size_t index = DispatchIndex(target);
-  std::call_once(filled[index], [index] {
-    HWY_DISPATCH_TABLE(FillTermsTable)[index](&tables[index]);
-  });
-  return tables[index];
+  return FilledTable(target, HWY_DISPATCH_TABLE(FillTermsTable));
 }
 
 namespace {

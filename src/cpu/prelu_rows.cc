@@ -2,29 +2,18 @@
 // (foreach_target.h re-includes this file).
 #include "cpu/prelu_rows.h"
 
-#include <mutex>
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/prelu_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
 #include "cpu/convert-inl.h"
+#include "cpu/opaque-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// The product, opaque to clang (which would otherwise fold the blend into
-// v * (s < 0 ? alpha : 1) and quiet a signalling NaN that must pass).
-template <class V>
-HWY_INLINE V Hidden(V product) {
-#if defined(__clang__)
-  asm("" : "+m"(product));
-#endif
-  return product;
-}
 
 // One step of `lanes(d)` elements at i, per dtype.
 // av: the lanes' alpha in the compute type (A).
@@ -37,7 +26,7 @@ struct F32 {
     const auto vv = hn::LoadU(d, v);
     const auto sv = hn::LoadU(d, s);
     hn::StoreU(
-        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Hidden(hn::Mul(vv, av)), vv), d,
+        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Opaque(hn::Mul(vv, av)), vv), d,
         out);
   }
 };
@@ -51,7 +40,7 @@ struct F64 {
     const auto vv = hn::LoadU(d, v);
     const auto sv = hn::LoadU(d, s);
     hn::StoreU(
-        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Hidden(hn::Mul(vv, av)), vv), d,
+        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Opaque(hn::Mul(vv, av)), vv), d,
         out);
   }
 };
@@ -92,15 +81,28 @@ inline const double* AlphaOf<double>(const float*, const double* a64) {
   return a64;
 }
 
+// The arrays of PreluRowArgs or PreluPlanesArgs in R's types. Taken into
+// locals: the stores to out could alias args, which would make the loops
+// reload every field each step.
+template <class R>
+struct Arrays {
+  const typename R::T* v;
+  const typename R::T* s;
+  typename R::T* out;
+  const typename R::A* a;
+};
+
+template <class R, class Args>
+HWY_INLINE Arrays<R> ArraysOf(const Args& args) {
+  using T = typename R::T;
+  return {static_cast<const T*>(args.v), static_cast<const T*>(args.s),
+          static_cast<T*>(args.out),
+          AlphaOf<typename R::A>(args.alpha32, args.alpha64)};
+}
+
 template <class R, class DFull>
 void Row(const PreluRowArgs& args) {
-  using T = typename R::T;
-  // Locals: the stores to out could alias args, which would make the loop
-  // reload every field each step.
-  const auto* v = static_cast<const T*>(args.v);
-  const auto* s = static_cast<const T*>(args.s);
-  auto* out = static_cast<T*>(args.out);
-  const auto* a = AlphaOf<typename R::A>(args.alpha32, args.alpha64);
+  const auto [v, s, out, a] = ArraysOf<R>(args);
   const size_t n = args.n;
   const DFull d;
   const size_t lanes = hn::Lanes(d);
@@ -121,11 +123,7 @@ void Row(const PreluRowArgs& args) {
 // alpha broadcast once per row, so short rows cost no call each.
 template <class R, class DFull>
 void Planes(const PreluPlanesArgs& args) {
-  using T = typename R::T;
-  const auto* v = static_cast<const T*>(args.v);
-  const auto* s = static_cast<const T*>(args.s);
-  auto* out = static_cast<T*>(args.out);
-  const auto* a = AlphaOf<typename R::A>(args.alpha32, args.alpha64);
+  auto [v, s, out, a] = ArraysOf<R>(args);
   const size_t length = args.length;
   const size_t rows = args.rows;
   const DFull d;
@@ -170,14 +168,7 @@ namespace lrelu::cpu {
 HWY_EXPORT(FillPreluRowTable);
 
 const PreluRowTable& PreluRowsFor(int64_t target) {
-  constexpr size_t kSlots = HWY_MAX_DYNAMIC_TARGETS + 2;
-  static PreluRowTable tables[kSlots];
-  static std::once_flag filled[kSlots];
-  const size_t index = DispatchIndex(target);
-  std::call_once(filled[index], [index] {
-    HWY_DISPATCH_TABLE(FillPreluRowTable)[index](&tables[index]);
-  });
-  return tables[index];
+  return FilledTable(target, HWY_DISPATCH_TABLE(FillPreluRowTable));
 }
 
 }  // namespace lrelu::cpu

@@ -20,6 +20,22 @@ lrelu_backend_t BadBackend(int value) {
   return b;
 }
 
+// Default options on `backend`.
+lrelu_options_t OptionsOn(lrelu_backend_t backend) {
+  lrelu_options_t o;
+  lrelu_options_init(&o);
+  o.backend = backend;
+  return o;
+}
+
+// LeakyReLU of one float32 scalar with `o`.
+lrelu_status_t ScalarCall(const lrelu_options_t& o) {
+  float x = -1, y = 0;
+  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  return lrelu_leaky_relu(&tx, 0.5, &ty, &o);
+}
+
 TEST(BackendSelectTest, NamesAndCounts) {
   EXPECT_STREQ(lrelu_backend_name(LRELU_BACKEND_CPU), "cpu");
   EXPECT_STREQ(lrelu_backend_name(LRELU_BACKEND_CUDA), "cuda");
@@ -45,31 +61,19 @@ TEST(BackendSelectTest, NamesAndCounts) {
 }
 
 TEST(BackendSelectTest, UnknownBackendIsUnavailable) {
-  float x = -1, y = 0;
-  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = BadBackend(7);
-  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
-            LRELU_STATUS_BACKEND_UNAVAILABLE);
+  lrelu_options_t o = OptionsOn(BadBackend(7));
+  EXPECT_EQ(ScalarCall(o), LRELU_STATUS_BACKEND_UNAVAILABLE);
   EXPECT_NE(std::strstr(lrelu_last_error(), "backend 7 is not built"), nullptr)
       << lrelu_last_error();
   o.backend = LRELU_BACKEND_CPU;
   o.device = -1;
-  EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(ScalarCall(o), LRELU_STATUS_INVALID_ARGUMENT);
 }
 
 // The message for an unknown backend lists every backend the library knows
 // with its value, and each variant a backend lists can be forced on it.
 TEST(BackendSelectTest, ListsComeFromTheBackendTable) {
-  float x = -1, y = 0;
-  lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = BadBackend(7);
-  ASSERT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
+  ASSERT_EQ(ScalarCall(OptionsOn(BadBackend(7))),
             LRELU_STATUS_BACKEND_UNAVAILABLE);
   const std::string message = lrelu_last_error();
   int known = 0;
@@ -89,6 +93,7 @@ TEST(BackendSelectTest, ListsComeFromTheBackendTable) {
   }
   // Each CPU variant is accepted by name, and the plan reports it (a
   // one-element tensor is one dense run, so each variant can serve it).
+  float x = -1, y = 0;
   for (const std::string& variant : backend_variants(LRELU_BACKEND_CPU)) {
     Options options;
     options.variant = variant;
@@ -113,14 +118,7 @@ TEST(BackendSelectTest, CpuPlanNamesItsDeviceAndTarget) {
 TEST(BackendSelectTest, UnavailableBackendSaysWhy) {
   for (lrelu_backend_t b : {LRELU_BACKEND_CUDA, LRELU_BACKEND_OPENCL}) {
     if (backend_available(b)) continue;
-    float x = -1, y = 0;
-    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-    lrelu_options_t o;
-    lrelu_options_init(&o);
-    o.backend = b;
-    EXPECT_EQ(lrelu_leaky_relu(&tx, 0.5, &ty, &o),
-              LRELU_STATUS_BACKEND_UNAVAILABLE);
+    EXPECT_EQ(ScalarCall(OptionsOn(b)), LRELU_STATUS_BACKEND_UNAVAILABLE);
     const std::string message = lrelu_last_error();
     const std::string name = lrelu_backend_name(b);
     if (lrelu_backend_built(b)) {

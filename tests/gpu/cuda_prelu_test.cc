@@ -10,28 +10,29 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_test_support.h"
 #include "gpu/prelu_device_cases.h"
 #include "lrelu/lrelu.h"
 #include "support/test_data.h"
 
 #ifdef LRELU_TEST_HAS_CUDA
 #include <cuda_runtime.h>
+
+#include "gpu/cuda_test_memory.h"
 #endif
 
 namespace lrelu {
 namespace {
 
-bool DeviceRequired() {
-  const char* value = std::getenv("LRELU_REQUIRE_CUDA");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
+using testing::BackendOptions;
+using testing::CudaRequired;
 
 TEST(CudaPreluTest, NoDeviceIsAClearStatus) {
   if (lrelu_backend_available(LRELU_BACKEND_CUDA)) {
-    if (DeviceRequired()) return;  // the device tests below apply instead
+    if (CudaRequired()) return;  // the device tests below apply instead
     GTEST_SKIP() << "a CUDA device is present";
   }
-  if (DeviceRequired()) {
+  if (CudaRequired()) {
     FAIL() << "LRELU_REQUIRE_CUDA=1 but no CUDA device: "
            << lrelu_backend_unavailable_reason(LRELU_BACKEND_CUDA);
   }
@@ -40,9 +41,7 @@ TEST(CudaPreluTest, NoDeviceIsAClearStatus) {
   lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t ta = {alpha.data(), LRELU_DTYPE_FLOAT32, 1, ashape, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_CUDA;
+  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_CUDA);
   EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_BACKEND_UNAVAILABLE);
   const std::string message = lrelu_last_error();
   EXPECT_TRUE(message.find("no CUDA device") != std::string::npos ||
@@ -53,69 +52,16 @@ TEST(CudaPreluTest, NoDeviceIsAClearStatus) {
 #ifdef LRELU_TEST_HAS_CUDA
 
 using testing::AllDTypes;
-using testing::Memory;
+using testing::g_stream;
+using testing::kDeviceMemory;
 using testing::PreluCase;
-using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
-cudaStream_t g_stream = nullptr;
-
-const Memory kDeviceMemory = {
-    [](size_t bytes) {
-      void* p = nullptr;
-      if (cudaMalloc(&p, bytes) != cudaSuccess) std::abort();
-      return p;
-    },
-    [](void* p) { cudaFree(p); },
-    [](void* dst, const void* src, size_t bytes) {
-      cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-    },
-    [](void* dst, const void* src, size_t bytes) {
-      cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-    },
-    [] {
-      if (g_stream != nullptr) cudaStreamSynchronize(g_stream);
-      cudaDeviceSynchronize();
-    },
-};
-
-class CudaPreluDeviceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!lrelu_backend_available(LRELU_BACKEND_CUDA)) {
-      if (DeviceRequired()) {
-        FAIL() << "LRELU_REQUIRE_CUDA=1 but no CUDA device: "
-               << lrelu_backend_unavailable_reason(LRELU_BACKEND_CUDA);
-      }
-      GTEST_SKIP() << "no CUDA device: "
-                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_CUDA);
-    }
-  }
-  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape) {
-    PreluCase c;
-    c.backend = LRELU_BACKEND_CUDA;
-    c.dtype = dtype;
-    c.x_shape = std::move(x_shape);
-    c.alpha_shape = std::move(alpha_shape);
-    return c;
-  }
-};
+using CudaPreluDeviceTest = testing::DeviceTest<LRELU_BACKEND_CUDA>;
 
 TEST_F(CudaPreluDeviceTest, EveryDTypeAndPattern) {
-  unsigned seed = 1;
-  for (lrelu_dtype_t dtype : AllDTypes()) {
-    for (const auto& pattern : PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        std::string variant;
-        EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, ++seed, &variant), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
-      }
-    }
-  }
+  testing::ExpectEveryPreluPattern(LRELU_BACKEND_CUDA, AllDTypes(),
+                                   kDeviceMemory);
 }
 
 TEST_F(CudaPreluDeviceTest, LayoutsLargeAndStream) {
@@ -151,9 +97,7 @@ TEST_F(CudaPreluDeviceTest, Refusals) {
   lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
   lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
   lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 2, ashape, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_CUDA;
+  lrelu_options_t o = BackendOptions(LRELU_BACKEND_CUDA);
   EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_OK)
       << lrelu_last_error();
   float host_alpha[4] = {0.5f, 0.5f, 0.5f, 0.5f};

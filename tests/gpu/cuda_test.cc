@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "gpu/device_cases.h"
+#include "gpu/gpu_test_support.h"
 #include "lrelu/lrelu.hpp"
 #include "reference/reference.h"
 #include "support/test_data.h"
 
 #ifdef LRELU_TEST_HAS_CUDA
 #include <cuda_runtime.h>
+
+#include "gpu/cuda_test_memory.h"
 #endif
 
 namespace lrelu {
@@ -33,7 +36,6 @@ namespace {
 
 using testing::AllDTypes;
 using testing::DeviceCase;
-using testing::Memory;
 using testing::RunDeviceCase;
 using testing::RunSpecials;
 using testing::SweepAlphas;
@@ -43,22 +45,16 @@ lrelu_status_t RunOnCuda(std::string* message) {
   const int64_t shape[1] = {2};
   lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_CUDA;
+  const lrelu_options_t o = testing::BackendOptions(LRELU_BACKEND_CUDA);
   const lrelu_status_t status = lrelu_leaky_relu(&tx, 0.5, &ty, &o);
   *message = lrelu_last_error();
   return status;
 }
 
-bool DeviceRequired() {
-  const char* value = std::getenv("LRELU_REQUIRE_CUDA");
-  return value != nullptr && std::strcmp(value, "1") == 0;
-}
-
 TEST(CudaTest, NoDeviceIsAClearStatusAndTheCpuKeepsWorking) {
   if (lrelu_backend_available(LRELU_BACKEND_CUDA)) {
-    if (DeviceRequired()) return;  // the device tests below apply instead
+    if (testing::CudaRequired())
+      return;  // the device tests below apply instead
     GTEST_SKIP() << "a CUDA device is present: "
                  << lrelu_device_name(LRELU_BACKEND_CUDA, 0);
   }
@@ -92,39 +88,11 @@ TEST(CudaTest, NoDeviceIsAClearStatusAndTheCpuKeepsWorking) {
 
 #ifdef LRELU_TEST_HAS_CUDA
 
-cudaStream_t g_stream = nullptr;
+using testing::g_stream;
+using testing::kDeviceMemory;
 
-const Memory kDeviceMemory = {
-    [](size_t bytes) {
-      void* p = nullptr;
-      if (cudaMalloc(&p, bytes) != cudaSuccess) std::abort();
-      return p;
-    },
-    [](void* p) { cudaFree(p); },
-    [](void* dst, const void* src, size_t bytes) {
-      cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
-    },
-    [](void* dst, const void* src, size_t bytes) {
-      cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
-    },
-    [] {
-      if (g_stream != nullptr) cudaStreamSynchronize(g_stream);
-      cudaDeviceSynchronize();
-    },
-};
-
-class CudaDeviceTest : public ::testing::Test {
+class CudaDeviceTest : public testing::DeviceTest<LRELU_BACKEND_CUDA> {
  protected:
-  void SetUp() override {
-    if (!lrelu_backend_available(LRELU_BACKEND_CUDA)) {
-      if (DeviceRequired()) {
-        FAIL() << "LRELU_REQUIRE_CUDA=1 but no CUDA device: "
-               << lrelu_backend_unavailable_reason(LRELU_BACKEND_CUDA);
-      }
-      GTEST_SKIP() << "no CUDA device: "
-                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_CUDA);
-    }
-  }
   static DeviceCase Base(lrelu_dtype_t dtype, const char* variant) {
     DeviceCase c{};
     c.backend = LRELU_BACKEND_CUDA;
@@ -216,9 +184,7 @@ TEST_F(CudaDeviceTest, HostPointersAreRefused) {
   const int64_t shape[1] = {8};
   lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_CUDA;
+  lrelu_options_t o = testing::BackendOptions(LRELU_BACKEND_CUDA);
   EXPECT_EQ(lrelu_leaky_relu(&tx, 0.1, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT)
       << lrelu_last_error();
 }
@@ -279,9 +245,7 @@ TEST_F(CudaDeviceTest, ElementMisalignedPointersAreRefusedAtPlanning) {
     const int64_t shape[1] = {static_cast<int64_t>(n)};
     for (const char* variant : {"auto", "scalar", "vec4"}) {
       for (int which = 0; which < 3; ++which) {
-        lrelu_options_t o;
-        lrelu_options_init(&o);
-        o.backend = LRELU_BACKEND_CUDA;
+        lrelu_options_t o = testing::BackendOptions(LRELU_BACKEND_CUDA);
         o.variant = variant;
         lrelu_tensor_t tdy = {a + (which == 0 ? off : 0), dtype, 1, shape,
                               nullptr};
@@ -381,9 +345,7 @@ TEST_F(CudaDeviceTest, MoreThan2To31Elements) {
     const int64_t shape[1] = {static_cast<int64_t>(n)};
     lrelu_tensor_t tx = {dx, dtype, 1, shape, nullptr};
     lrelu_tensor_t ty = {dy, dtype, 1, shape, nullptr};
-    lrelu_options_t o;
-    lrelu_options_init(&o);
-    o.backend = LRELU_BACKEND_CUDA;
+    lrelu_options_t o = testing::BackendOptions(LRELU_BACKEND_CUDA);
     std::unique_ptr<unsigned char[]> host(new unsigned char[bytes]);
     for (int pass = 0; pass < 2; ++pass) {
       lrelu_status_t status;

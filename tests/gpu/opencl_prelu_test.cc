@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_test_support.h"
 #include "gpu/prelu_device_cases.h"
 #include "lrelu/lrelu.h"
 #include "support/test_data.h"
@@ -17,86 +18,34 @@ namespace lrelu {
 namespace {
 
 using testing::AllDTypes;
-using testing::Memory;
+using testing::BackendOptions;
+using testing::HostMemory;
 using testing::PreluCase;
-using testing::PreluPatterns;
 using testing::RunPreluDeviceCase;
 
-const Memory kHostMemory = {
-    [](size_t bytes) { return std::malloc(bytes); },
-    [](void* p) { std::free(p); },
-    [](void* dst, const void* src, size_t bytes) {
-      std::memcpy(dst, src, bytes);
-    },
-    [](void* dst, const void* src, size_t bytes) {
-      std::memcpy(dst, src, bytes);
-    },
-    [] {},
-};
-
-class OpenClPreluTest : public ::testing::Test {
+class OpenClPreluTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
  protected:
-  void SetUp() override {
-    if (!lrelu_backend_available(LRELU_BACKEND_OPENCL)) {
-      GTEST_SKIP() << "no OpenCL device: "
-                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_OPENCL);
-    }
-  }
   static std::vector<lrelu_dtype_t> DTypes() {
-    std::vector<lrelu_dtype_t> dtypes;
-    for (lrelu_dtype_t d : AllDTypes()) {
-      if (d != LRELU_DTYPE_FLOAT64 || HasFloat64()) dtypes.push_back(d);
-    }
-    return dtypes;
-  }
-  static bool HasFloat64() {
-    double x = 1, y = 0;
-    const int64_t shape[1] = {1};
-    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
-    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
-    lrelu_options_t o;
-    lrelu_options_init(&o);
-    o.backend = LRELU_BACKEND_OPENCL;
-    return lrelu_leaky_relu(&tx, 0.5, &ty, &o) == LRELU_STATUS_OK;
-  }
-  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
-                        std::vector<int64_t> alpha_shape) {
-    PreluCase c;
-    c.backend = LRELU_BACKEND_OPENCL;
-    c.dtype = dtype;
-    c.x_shape = std::move(x_shape);
-    c.alpha_shape = std::move(alpha_shape);
-    return c;
+    return testing::DeviceDTypes(LRELU_BACKEND_OPENCL);
   }
   // Status of a forward call on the OpenCL backend with the last error.
   static lrelu_status_t Call(const lrelu_tensor_t& x, const lrelu_tensor_t& a,
                              const lrelu_tensor_t& y,
                              const char* variant = nullptr) {
-    lrelu_options_t o;
-    lrelu_options_init(&o);
-    o.backend = LRELU_BACKEND_OPENCL;
+    lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
     o.variant = variant;
     return lrelu_prelu(&x, &a, &y, &o);
   }
 };
 
 TEST_F(OpenClPreluTest, EveryDTypeAndPattern) {
-  unsigned seed = 1;
-  for (lrelu_dtype_t dtype : DTypes()) {
-    for (const auto& pattern : PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        std::string variant;
-        EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, ++seed, &variant), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
+  testing::ExpectEveryPreluPattern(
+      LRELU_BACKEND_OPENCL, DTypes(), HostMemory(),
+      [](const testing::PreluPattern& pattern, const std::string& variant) {
         int64_t n = 1;
         for (int64_t d : pattern.x_shape) n *= d;
         EXPECT_EQ(variant, n == 0 ? "empty" : "scalar") << pattern.name;
-      }
-    }
-  }
+      });
 }
 
 TEST_F(OpenClPreluTest, LayoutsOfXAndAlpha) {
@@ -104,21 +53,21 @@ TEST_F(OpenClPreluTest, LayoutsOfXAndAlpha) {
     // x NCHW-shaped but stored NHWC (a permuted dense run), alpha [C,1,1].
     PreluCase c = Case(dtype, {2, 3, 4, 5}, {3, 1, 1});
     c.x_strides = {60, 1, 15, 3};
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 11), "") << "permuted x";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 11), "") << "permuted x";
     // alpha per channel, strided (every third element) and reversed.
     c = Case(dtype, {2, 4, 5, 6}, {6});
     c.alpha_strides = {3};
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 12), "") << "strided alpha";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 12), "") << "strided alpha";
     c.alpha_strides = {-1};
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 13), "") << "reversed alpha";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 13), "") << "reversed alpha";
     // alpha as large as x, transposed.
     c = Case(dtype, {6, 7}, {6, 7});
     c.alpha_strides = {1, 6};
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 14), "") << "alpha.T";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 14), "") << "alpha.T";
     // x walked backwards along one axis (dense in memory, negative stride).
     c = Case(dtype, {4, 9}, {4, 1});
     c.x_strides = {-9, 1};
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 15), "") << "reversed x";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 15), "") << "reversed x";
   }
 }
 
@@ -126,9 +75,9 @@ TEST_F(OpenClPreluTest, LargePerChannel) {
   for (lrelu_dtype_t dtype : DTypes()) {
     // 2^20 + 3 * 64 elements: NHWC 64 channels and NCHW 512 channels.
     PreluCase c = Case(dtype, {1, 16387, 64}, {64});
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 21), "") << "NHWC";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 21), "") << "NHWC";
     c = Case(dtype, {1, 512, 2049}, {512, 1});
-    EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 22), "") << "NCHW";
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 22), "") << "NCHW";
   }
 }
 
@@ -162,9 +111,7 @@ TEST_F(OpenClPreluTest, Refusals) {
   EXPECT_EQ(Call(tx, ta, ty, "vec4"), LRELU_STATUS_UNSUPPORTED_VARIANT);
   EXPECT_EQ(Call(tx, ta, ty, "scalar"), LRELU_STATUS_OK);
   // options.stream must be NULL (LeakyReLU's check).
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_OPENCL;
+  lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
   o.stream = &o;
   EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_INVALID_ARGUMENT);
   // The gradient is still the cpu backend's.
@@ -192,7 +139,7 @@ TEST_F(OpenClPreluTest, MoreThanEightMergedDimensionsAreRefused) {
   std::vector<int64_t> shape8(8, 3), ashape8(8, 1);
   for (size_t i = 0; i < ashape8.size(); i += 2) ashape8[i] = 3;
   PreluCase c = Case(LRELU_DTYPE_FLOAT32, shape8, ashape8);
-  EXPECT_EQ(RunPreluDeviceCase(c, kHostMemory, 31), "");
+  EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 31), "");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/device_cases.h"
+#include "gpu/gpu_test_support.h"
 #include "lrelu/lrelu.hpp"
 #include "opencl/runtime.h"
 #include "support/lrelu_tester.h"
@@ -21,59 +22,21 @@ namespace lrelu {
 namespace {
 
 using testing::AllDTypes;
+using testing::BackendOptions;
 using testing::DeviceCase;
+using testing::HostMemory;
 using testing::LeakyReluTester;
-using testing::Memory;
 using testing::RunDeviceCase;
 using testing::RunSpecials;
 using testing::SweepAlphas;
 
-// The OpenCL backend takes host pointers: "device" memory is host memory.
-const Memory kHostMemory = {
-    [](size_t bytes) { return std::malloc(bytes); },
-    [](void* p) { std::free(p); },
-    [](void* dst, const void* src, size_t bytes) {
-      std::memcpy(dst, src, bytes);
-    },
-    [](void* dst, const void* src, size_t bytes) {
-      std::memcpy(dst, src, bytes);
-    },
-    [] {},
-};
-
 const char* const kVariants[] = {"vec4", "scalar"};
 
-class OpenClTest : public ::testing::Test {
+class OpenClTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
  protected:
-  void SetUp() override {
-    if (!lrelu_backend_available(LRELU_BACKEND_OPENCL)) {
-      GTEST_SKIP() << "no OpenCL device: "
-                   << lrelu_backend_unavailable_reason(LRELU_BACKEND_OPENCL);
-    }
-  }
   // float64 only where the device has cl_khr_fp64.
   static std::vector<lrelu_dtype_t> DTypes() {
-    std::vector<lrelu_dtype_t> dtypes;
-    for (lrelu_dtype_t d : AllDTypes()) {
-      if (d != LRELU_DTYPE_FLOAT64 || HasFloat64()) dtypes.push_back(d);
-    }
-    return dtypes;
-  }
-  static bool HasFloat64() {
-    double x = 1;
-    double y = 0;
-    const int64_t shape[1] = {1};
-    lrelu_tensor_t tx = {&x, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
-    lrelu_tensor_t ty = {&y, LRELU_DTYPE_FLOAT64, 1, shape, nullptr};
-    lrelu_options_t o;
-    lrelu_options_init(&o);
-    o.backend = LRELU_BACKEND_OPENCL;
-    size_t ws;
-    lrelu_executor_t* e = nullptr;
-    const bool ok = lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, &o, &ws,
-                                                        &e) == LRELU_STATUS_OK;
-    lrelu_executor_destroy(e);
-    return ok;
+    return testing::DeviceDTypes(LRELU_BACKEND_OPENCL);
   }
   static DeviceCase Base(lrelu_dtype_t dtype, const char* variant) {
     DeviceCase c{};
@@ -91,7 +54,7 @@ TEST_F(OpenClTest, DeviceIsListed) {
   const char* name = lrelu_device_name(LRELU_BACKEND_OPENCL, 0);
   ASSERT_NE(name, nullptr);
   std::printf("OpenCL device 0: %s (float64: %s)\n", name,
-              HasFloat64() ? "yes" : "no");
+              testing::HasFloat64(LRELU_BACKEND_OPENCL) ? "yes" : "no");
   EXPECT_EQ(lrelu_device_name(LRELU_BACKEND_OPENCL, 1 << 20), nullptr);
 }
 
@@ -103,7 +66,7 @@ TEST_F(OpenClTest, SpecialsEveryDTypeAlphaVariant) {
           DeviceCase c = Base(dtype, variant);
           c.alpha = alpha;
           c.gradient = gradient;
-          EXPECT_EQ(RunSpecials(c, kHostMemory), "")
+          EXPECT_EQ(RunSpecials(c, HostMemory()), "")
               << lrelu_dtype_name(dtype) << " " << variant << " alpha " << alpha
               << (gradient ? " gradient" : " forward");
         }
@@ -194,9 +157,7 @@ TEST_F(OpenClTest, Refusals) {
   lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
   lrelu_tensor_t strided = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, stride};
-  lrelu_options_t o;
-  lrelu_options_init(&o);
-  o.backend = LRELU_BACKEND_OPENCL;
+  lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
   EXPECT_EQ(lrelu_leaky_relu(&strided, 0.1, &ty, &o),
             LRELU_STATUS_UNSUPPORTED_VARIANT);
   EXPECT_NE(std::strstr(lrelu_last_error(), "dense"), nullptr)
@@ -245,7 +206,7 @@ TEST_F(OpenClTest, DeviceWithoutDenormalsRefusesWhatItWouldFlush) {
     DeviceCase c = Base(dtype, nullptr);
     c.n = 1000;
     c.alpha = 1e-40;
-    const std::string result = RunDeviceCase(c, kHostMemory, 9, nullptr);
+    const std::string result = RunDeviceCase(c, HostMemory(), 9, nullptr);
     if (dtype == LRELU_DTYPE_FLOAT16) {
       EXPECT_EQ(result, "");
     } else {
@@ -259,7 +220,7 @@ TEST_F(OpenClTest, DeviceWithoutDenormalsRefusesWhatItWouldFlush) {
     DeviceCase c = Base(dtype, nullptr);
     c.n = 1000;
     c.alpha = 1e-40;
-    EXPECT_EQ(RunDeviceCase(c, kHostMemory, 9, nullptr), "")
+    EXPECT_EQ(RunDeviceCase(c, HostMemory(), 9, nullptr), "")
         << lrelu_dtype_name(dtype);
   }
 }

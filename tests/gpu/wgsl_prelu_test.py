@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import wgsl_harness  # noqa: E402  (fixture, dispatch, main)
 import wgsl_test as base  # noqa: E402  (library, bit generators, check)
 
 FLOAT32, FLOAT16 = base.FLOAT32, base.FLOAT16
@@ -129,27 +130,13 @@ class Runner(base.Runner):
             entries=[{"binding": b, "resource": {"buffer": buf, "offset": 0, "size": sz}}
                      for b, buf, sz in ((0, bx, sx), (1, ba, sa), (2, by, sy),
                                         (3, bp, params.nbytes))])
-        groups = -(-units // WORKGROUP)
-        gx = min(groups, 65535)
-        gy = -(-groups // gx)
-        encoder = self.device.create_command_encoder()
-        compute = encoder.begin_compute_pass()
-        compute.set_pipeline(pipeline)
-        compute.set_bind_group(0, group)
-        compute.dispatch_workgroups(gx, gy, 1)
-        compute.end()
-        self.device.queue.submit([encoder.finish()])
-        raw = np.frombuffer(self.device.queue.read_buffer(by), dtype=x.dtype)
+        raw = wgsl_harness.dispatch(self.device, pipeline, group, units, WORKGROUP,
+                                    by, x.dtype)
         assert np.all(raw[n:units * lanes] == sentinel), "a lane past n of y changed"
         return raw[:n].copy()
 
 
-@pytest.fixture(scope="module")
-def runner():
-    try:
-        return Runner()
-    except Exception as e:  # no wgpu, no adapter
-        pytest.skip(f"no WebGPU: {e}")
+runner = wgsl_harness.runner_fixture(Runner)
 
 
 def run_case(runner, dtype, x_shape, alpha_shape, rng):
@@ -193,15 +180,7 @@ def test_odd_sizes_and_large(runner, dtype):
 
 
 def main():
-    try:
-        runner = Runner()
-    except Exception as e:
-        print(f"wgsl_prelu_test: skipped: no WebGPU ({e})")
-        return 77
-    print(f"wgsl_prelu_test: adapter {runner.adapter.info['device']} "
-          f"({runner.adapter.info['backend_type']})")
-    del runner
-    return pytest.main([__file__, "-q", "-p", "no:cacheprovider"])
+    return wgsl_harness.main("wgsl_prelu_test", __file__, Runner)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "contract"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bits as contract_bits  # noqa: E402  pylint: disable=wrong-import-position
+import wgsl_harness  # noqa: E402  pylint: disable=wrong-import-position
 FLOAT32, FLOAT16 = 1, 2
 ALPHAS = [0.01, 0.2, 0.0, -0.5, 1.5, float("inf"), float("-inf"), float("nan"),
           -0.0, 1e-30, 3e38]
@@ -176,28 +178,14 @@ class Runner:
             layout=pipeline.get_bind_group_layout(0),
             entries=[{"binding": b, "resource": {"buffer": buf, "offset": 0, "size": sz}}
                      for b, buf, sz in bindings])
-        groups = -(-units // WORKGROUP)
-        gx = min(groups, 65535)
-        gy = -(-groups // gx)
-        encoder = self.device.create_command_encoder()
-        compute = encoder.begin_compute_pass()
-        compute.set_pipeline(pipeline)
-        compute.set_bind_group(0, group)
-        compute.dispatch_workgroups(gx, gy, 1)
-        compute.end()
-        self.device.queue.submit([encoder.finish()])
-        raw = np.frombuffer(self.device.queue.read_buffer(bout), dtype=v.dtype)
+        raw = wgsl_harness.dispatch(self.device, pipeline, group, units, WORKGROUP,
+                                    bout, v.dtype)
         # Lanes past n of the last vector keep their old contents.
         assert np.all(raw[n:padded] == sentinel), "padding lanes of out changed"
         return raw[:n].copy()
 
 
-@pytest.fixture(scope="module")
-def runner():
-    try:
-        return Runner()
-    except Exception as e:  # no wgpu, no adapter
-        pytest.skip(f"no WebGPU: {e}")
+runner = wgsl_harness.runner_fixture(Runner)
 
 
 def dtypes(runner):
@@ -257,15 +245,7 @@ def test_two_dimensional_dispatch(runner):
 
 
 def main():
-    try:
-        runner = Runner()
-    except Exception as e:
-        print(f"wgsl_test: skipped: no WebGPU ({e})")
-        return 77
-    print(f"wgsl_test: adapter {runner.adapter.info['device']} "
-          f"({runner.adapter.info['backend_type']})")
-    del runner
-    return pytest.main([__file__, "-q", "-p", "no:cacheprovider"])
+    return wgsl_harness.main("wgsl_test", __file__, Runner)
 
 
 if __name__ == "__main__":

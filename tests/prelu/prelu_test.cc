@@ -166,6 +166,24 @@ void CheckDalpha(const std::vector<uint64_t>& expected, const Tensor& dalpha,
   }
 }
 
+// dalpha from lrelu_prelu_backward on every Setting() is ExpectedDalpha's.
+// (Tensor::View wants a mutable tensor: the test's tensors are copied.)
+void CheckDalphaOnEverySetting(Tensor x, Tensor dy, Tensor alpha) {
+  const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
+  for (const Setting& r : Settings()) {
+    const lrelu_options_t o = Options(r);
+    Tensor dalpha = alpha;
+    lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
+                   tda = dalpha.View();
+    ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+              LRELU_STATUS_OK)
+        << lrelu_last_error();
+    CheckDalpha(want, dalpha,
+                std::string(lrelu_dtype_name(x.dtype)) + " " + r.target +
+                    " threads " + std::to_string(r.threads));
+  }
+}
+
 class PreluSweep : public ::testing::TestWithParam<lrelu_dtype_t> {};
 
 TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
@@ -233,19 +251,7 @@ TEST(Prelu, DalphaSameBitsForEveryThreadCountAndTarget) {
       Tensor x = Random(dtype, shapes.first, rng, false);
       Tensor dy = Random(dtype, shapes.first, rng, false);
       Tensor alpha = Random(dtype, shapes.second, rng, false);
-      const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
-      for (const Setting& r : Settings()) {
-        const lrelu_options_t o = Options(r);
-        Tensor dalpha = alpha;
-        lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
-                       tda = dalpha.View();
-        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
-                  LRELU_STATUS_OK)
-            << lrelu_last_error();
-        CheckDalpha(want, dalpha,
-                    std::string(lrelu_dtype_name(dtype)) + " " + r.target +
-                        " threads " + std::to_string(r.threads));
-      }
+      CheckDalphaOnEverySetting(x, dy, alpha);
     }
   }
 }
@@ -406,17 +412,7 @@ TEST(Prelu, DalphaBinsFlushExactly) {
       Tensor alpha{dtype, ashape,
                    std::vector<unsigned char>(static_cast<size_t>(c) *
                                               lrelu_dtype_size(dtype))};
-      const std::vector<uint64_t> want = ExpectedDalpha(x, dy, alpha);
-      for (const Setting& r : Settings()) {
-        const lrelu_options_t o = Options(r);
-        Tensor dalpha = alpha;
-        lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View(),
-                       tda = dalpha.View();
-        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
-                  LRELU_STATUS_OK);
-        CheckDalpha(want, dalpha,
-                    std::string(lrelu_dtype_name(dtype)) + " " + r.target);
-      }
+      CheckDalphaOnEverySetting(x, dy, alpha);
     }
   }
 }

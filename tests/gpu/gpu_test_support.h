@@ -1,0 +1,71 @@
+// Pieces the device-backend tests (cuda_*, opencl_*) share: options for one
+// backend, host memory as "device" memory, the dtypes a device runs, and
+// the fixture that skips (or fails) without a device.
+#ifndef LRELU_TESTS_GPU_GPU_TEST_SUPPORT_H_
+#define LRELU_TESTS_GPU_GPU_TEST_SUPPORT_H_
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/device_cases.h"
+#include "gpu/prelu_device_cases.h"
+#include "lrelu/lrelu.h"
+
+namespace lrelu::testing {
+
+// Default options with `backend` chosen.
+lrelu_options_t BackendOptions(lrelu_backend_t backend);
+
+// For backends that take host pointers (OpenCL): "device" memory is host
+// memory.
+const Memory& HostMemory();
+
+// Whether `backend` plans a float64 call (OpenCL: the device has
+// cl_khr_fp64).
+bool HasFloat64(lrelu_backend_t backend);
+
+// Every dtype, float64 only where HasFloat64(backend).
+std::vector<lrelu_dtype_t> DeviceDTypes(lrelu_backend_t backend);
+
+// LRELU_REQUIRE_CUDA=1 (scripts/gpu-check.sh on the device): a missing CUDA
+// device is a failure, so a device run never passes by skipping.
+bool CudaRequired();
+
+// For a fixture's SetUp: skips the test without a device of `backend` (a
+// failure instead for CUDA where CudaRequired()).
+void SkipWithoutDevice(lrelu_backend_t backend);
+
+// A C-contiguous out-of-place PReLU case.
+PreluCase MakePreluCase(lrelu_backend_t backend, lrelu_dtype_t dtype,
+                        std::vector<int64_t> x_shape,
+                        std::vector<int64_t> alpha_shape);
+
+// Every dtype of `dtypes` x PreluPatterns(), out of place and in place, on
+// `backend` against the oracle (non-fatal failures); check_variant, where
+// given, is called with each pattern and the executor's variant.
+void ExpectEveryPreluPattern(
+    lrelu_backend_t backend, const std::vector<lrelu_dtype_t>& dtypes,
+    const Memory& memory,
+    const std::function<void(const PreluPattern&, const std::string&)>&
+        check_variant = nullptr);
+
+// The fixture of kBackend's device tests: skipped without its device, and
+// PReLU cases on it.
+template <lrelu_backend_t kBackend>
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { SkipWithoutDevice(kBackend); }
+  static PreluCase Case(lrelu_dtype_t dtype, std::vector<int64_t> x_shape,
+                        std::vector<int64_t> alpha_shape) {
+    return MakePreluCase(kBackend, dtype, std::move(x_shape),
+                         std::move(alpha_shape));
+  }
+};
+
+}  // namespace lrelu::testing
+
+#endif  // LRELU_TESTS_GPU_GPU_TEST_SUPPORT_H_

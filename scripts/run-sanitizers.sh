@@ -41,7 +41,7 @@ pattern=${LRELU_SANITIZER_BUILD_DIR:-build/%s}
 jobs=${LRELU_JOBS:-2}
 # Label `python` where they are defined; the name list covers trees that do
 # not label them yet.
-python_tests='^(wgsl_test|python_tests|contract_files|contract_torch)$'
+python_tests='^(wgsl_test|wgsl_prelu_test|python_tests|contract_files|contract_torch)$'
 # The concurrency tests: caller pools, lrelu's own pool, tiling.
 tsan_subset='^(Stress|Runtime|Tiling)\.'
 

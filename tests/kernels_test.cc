@@ -190,7 +190,7 @@ std::string RunKernel(KernelFn kernel, lrelu_dtype_t dtype, bool forward,
   unsigned char* out = buffer + kGuard + offset * size;
   std::memset(buffer, 0xa5, n * size + 3 * kGuard);
   std::vector<unsigned char> sbuf(s);
-  if (in_place) std::memcpy(out, v.data(), v.size());
+  if (in_place && !v.empty()) std::memcpy(out, v.data(), v.size());
   KernelArgs args;
   args.v = in_place ? out : v.data();
   args.s = forward ? args.v : sbuf.data();

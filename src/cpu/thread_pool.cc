@@ -127,7 +127,9 @@ class Workers {
     }
     wake_.notify_all();
     for (pthread_t t : threads_) pthread_join(t, nullptr);
-    threads_.clear();
+    // Frees the buffer too: nothing of the pool stays allocated once
+    // liblrelu is unloaded (LeakSanitizer's dlclose test).
+    std::vector<pthread_t>().swap(threads_);
     started_ = true;  // never start again
   }
 
@@ -258,20 +260,23 @@ class Workers {
   std::atomic<size_t> finished_{0};
 };
 
-// Never deleted: calls may come from other static destructors, after
-// StopAtUnload; they then run on the calling thread.
+// Never destroyed: calls may come from other static destructors, after
+// StopAtUnload; they then run on the calling thread. In static storage, not
+// on the heap, so that nothing is left allocated once liblrelu is unloaded.
+alignas(Workers) unsigned char g_storage[sizeof(Workers)];
 std::atomic<Workers*> g_workers{nullptr};
 
 void ResetAfterFork() {
   // The child has only the forking thread; the parent's pool (its mutexes
-  // perhaps held by threads that are not here) is left alone, unused.
-  g_workers.store(new (std::nothrow) Workers(HardwareThreads()),
+  // perhaps held by threads that are not here) is overwritten, never used
+  // or destroyed.
+  g_workers.store(new (g_storage) Workers(HardwareThreads()),
                   std::memory_order_release);
 }
 
 Workers* CurrentWorkers() {
   static const bool created = [] {
-    g_workers.store(new (std::nothrow) Workers(HardwareThreads()),
+    g_workers.store(new (g_storage) Workers(HardwareThreads()),
                     std::memory_order_release);
     pthread_atfork(nullptr, nullptr, &ResetAfterFork);
     return true;

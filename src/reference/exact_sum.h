@@ -120,7 +120,11 @@ class BinnedSum {
   // Counts as 2^9 terms towards count().
   void AddScaled(int64_t value, int exponent) {
     const int position = exponent + 1075;
-    bin_[position >> 5] += static_cast<__int128>(value) << (position & 31);
+    // A multiply, not a shift: value may be negative (a left shift of a
+    // negative value is undefined in C++17); |value| < 2^63, so the product
+    // stays below 2^94.
+    bin_[position >> 5] +=
+        static_cast<__int128>(value) * (__int128{1} << (position & 31));
     count_ += 512;
   }
 

@@ -22,10 +22,10 @@ const Memory& HostMemory() {
       [](size_t bytes) { return std::malloc(bytes); },
       [](void* p) { std::free(p); },
       [](void* dst, const void* src, size_t bytes) {
-        std::memcpy(dst, src, bytes);
+        if (bytes != 0) std::memcpy(dst, src, bytes);  // NULL when empty
       },
       [](void* dst, const void* src, size_t bytes) {
-        std::memcpy(dst, src, bytes);
+        if (bytes != 0) std::memcpy(dst, src, bytes);  // NULL when empty
       },
       [] {},
   };

@@ -4,6 +4,8 @@
 #ifndef LRELU_SRC_API_EXECUTORS_H_
 #define LRELU_SRC_API_EXECUTORS_H_
 
+#include <cstddef>
+
 #include "core/backend.h"
 #include "lrelu/lrelu.h"
 
@@ -22,6 +24,15 @@ bool IsLiveExecutor(const lrelu_executor* e);
 
 // Destroys a live executor; false (and nothing done) for any other handle.
 bool DestroyExecutor(lrelu_executor* e);
+
+// Wraps a finished plan in a new executor (the stage-one calls of every
+// entry point: api/lrelu.cc, api/prelu.cc).
+lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
+                              lrelu_executor_t** executor);
+
+// Checks a stage-one call's out-parameters and clears them.
+lrelu_status_t CheckExecutorOutputs(size_t* workspace_size,
+                                    lrelu_executor_t** executor);
 
 }  // namespace lrelu
 

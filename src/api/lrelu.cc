@@ -8,7 +8,6 @@
 #include <new>
 
 #include "api/backends.h"
-#include "api/executor.h"
 #include "api/executors.h"
 #include "core/backend.h"
 #include "core/error.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "api/executor.h"
+#include "api/executors.h"
 #include "api/prelu_dalpha.h"
 #include "api/prelu_device.h"
 #include "api/prelu_plan.h"

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.h"
 #include "core/backend.h"
+#include "core/error.h"
 
 namespace lrelu {
 namespace {

@@ -172,7 +172,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
           wide ? (a64[0] - a64[0] == 0 && a64[0] != 0) : (a - a == 0 && a != 0);
       const int d = cpu::DTypeIndex(p.dtype);
       const cpu::KernelFn k = p.backward ? job.scalar->backward[d][0][finite]
-                                       : job.scalar->forward[d][0][finite];
+                                         : job.scalar->forward[d][0][finite];
       k({vp, xp, op, static_cast<size_t>(length), a, a64[0], p.dtype});
     } else {
       for (int64_t i = 0; i < length; ++i) {

@@ -67,7 +67,9 @@ TEST(PreluPackage, SourceDirectoryLoadsAndModifiedFileIsRefused) {
 
   std::string pattern =
       (fs::temp_directory_path() / "lrelu-prelu-XXXXXX").string();
-  const fs::path tmp = mkdtemp(pattern.data());
+  const char* made = mkdtemp(pattern.data());
+  ASSERT_NE(made, nullptr) << "mkdtemp " << pattern;
+  const fs::path tmp = made;
   for (const auto& kv : ThePackage().files()) {
     std::ofstream(tmp / kv.first, std::ios::binary) << kv.second;
   }

@@ -5,13 +5,14 @@
 // variant "contiguous", and, a refusal being required, let the fuzzer make
 // the call: the library rightly accepted it and read what the shape claims,
 // far outside the arena (ASan SEGV in Contiguous<float16>).
+#include "api_model.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "api_case.h"
-#include "api_model.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu::fuzz {

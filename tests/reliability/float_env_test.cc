@@ -40,10 +40,10 @@ struct Env {
   int rounding;    // FE_TONEAREST, ...
   unsigned flush;  // kFtz | kDaz bits
   std::string Name() const {
-    const char* r = rounding == FE_TONEAREST    ? "nearest"
-                    : rounding == FE_DOWNWARD   ? "down"
-                    : rounding == FE_UPWARD     ? "up"
-                                                : "toward-zero";
+    const char* r = rounding == FE_TONEAREST  ? "nearest"
+                    : rounding == FE_DOWNWARD ? "down"
+                    : rounding == FE_UPWARD   ? "up"
+                                              : "toward-zero";
     return std::string(r) + ((flush & kFtz) ? "+FTZ" : "") +
            ((flush & kDaz) ? "+DAZ" : "");
   }
@@ -75,8 +75,7 @@ class ScopedEnv {
 
 // A caller's pool (as XNNPACK's with denormals disabled): each task runs on
 // its own thread with the MXCSR of the thread that called parallel_for.
-void CallerParallelFor(void*, lrelu_task_fn task, void* context,
-                       size_t count) {
+void CallerParallelFor(void*, lrelu_task_fn task, void* context, size_t count) {
   const unsigned csr = _mm_getcsr();
   std::vector<std::thread> threads;
   for (size_t i = 0; i < count; ++i) {
@@ -91,12 +90,29 @@ const lrelu_thread_pool_t kCallerPool = {&CallerParallelFor, nullptr, 4};
 
 TEST(RoundToFloat32, MatchesTheDefaultEnvironmentConversion) {
   std::mt19937_64 rng(11);
-  std::vector<double> values = {0.1,     1e-40,   -1e-40, 1e-45,   7e-46,
-                                1.4e-45, 0x1p-149, 0x1p-150, 0x1.8p-150,
-                                0x1.000001p-150, 0x1.fffffep-127,
-                                0x1.ffffffp-127, 3.4028235e38, 3.4028236e38,
-                                0x1.ffffffp127, 1e300, -1e-320, 0.0, -0.0,
-                                INFINITY, -INFINITY, NAN, -NAN};
+  std::vector<double> values = {0.1,
+                                1e-40,
+                                -1e-40,
+                                1e-45,
+                                7e-46,
+                                1.4e-45,
+                                0x1p-149,
+                                0x1p-150,
+                                0x1.8p-150,
+                                0x1.000001p-150,
+                                0x1.fffffep-127,
+                                0x1.ffffffp-127,
+                                3.4028235e38,
+                                3.4028236e38,
+                                0x1.ffffffp127,
+                                1e300,
+                                -1e-320,
+                                0.0,
+                                -0.0,
+                                INFINITY,
+                                -INFINITY,
+                                NAN,
+                                -NAN};
   for (int i = 0; i < 200000; ++i) {
     uint64_t bits = rng();
     if (i % 2 == 0) {  // around the float32 range, where it matters
@@ -181,8 +197,8 @@ struct Data {
       const uint64_t e = LoadBits(dtype, expected.data(), i);
       const uint64_t a = LoadBits(dtype, actual.data(), i);
       if (!ElementMatches(dtype, LoadBits(dtype, s.data(), i), e, a)) {
-        return "element " + std::to_string(i) + ": expected " +
-               Hex(e, size) + " got " + Hex(a, size);
+        return "element " + std::to_string(i) + ": expected " + Hex(e, size) +
+               " got " + Hex(a, size);
       }
     }
     return "";
@@ -299,12 +315,13 @@ TEST(FloatEnv, OpenClEveryModeAndVariant) {
         for (size_t a = 0; a < kAlphas.size(); ++a) {
           const std::string problem = CheckCalls(
               d, LRELU_BACKEND_OPENCL, variant, nullptr, a, kAlphas[a], env);
-          if (dtype == LRELU_DTYPE_FLOAT64 && problem.rfind("call failed", 0) == 0) {
+          if (dtype == LRELU_DTYPE_FLOAT64 &&
+              problem.rfind("call failed", 0) == 0) {
             break;  // no cl_khr_fp64 on this device
           }
-          ASSERT_EQ(problem, "") << env.Name() << ", " << variant << ", "
-                                 << lrelu_dtype_name(dtype) << ", alpha "
-                                 << kAlphas[a];
+          ASSERT_EQ(problem, "")
+              << env.Name() << ", " << variant << ", "
+              << lrelu_dtype_name(dtype) << ", alpha " << kAlphas[a];
         }
       }
     }

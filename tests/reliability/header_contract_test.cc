@@ -58,9 +58,9 @@ TEST(HeaderContract, LastErrorSurvivesSuccessfulCalls) {
   EXPECT_TRUE(d.YMatchesTheOracle(0.1));
   size_t workspace = 0;
   lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr,
-                                                &workspace, &e),
-            LRELU_STATUS_OK);
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &workspace, &e),
+      LRELU_STATUS_OK);
   ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
   lrelu_executor_destroy(e);
   size_t length = 0;
@@ -86,8 +86,7 @@ TEST(HeaderContract, StructSizeIsBounded) {
   o.struct_size = LRELU_OPTIONS_MAX_STRUCT_SIZE;
   std::memcpy(buffer.data(), &o, sizeof(o));
   const auto* big = reinterpret_cast<const lrelu_options_t*>(buffer.data());
-  ASSERT_EQ(lrelu_leaky_relu(&x, 0.1, &y, big), LRELU_STATUS_OK)
-      << LastError();
+  ASSERT_EQ(lrelu_leaky_relu(&x, 0.1, &y, big), LRELU_STATUS_OK) << LastError();
   EXPECT_TRUE(d.YMatchesTheOracle(0.1));
   // Past the maximum, up to a garbled 0xffffffff: refused before reading
   // past the known fields (the struct here is only sizeof(o) bytes).
@@ -110,17 +109,17 @@ TEST(HeaderContract, QueriesOnInvalidExecutors) {
   lrelu_tensor_t x = View(d.x), y = View(d.y);
   size_t workspace = 0;
   lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr,
-                                                &workspace, &e),
-            LRELU_STATUS_OK);
+  ASSERT_EQ(
+      lrelu_leaky_relu_get_workspace_size(&x, 0.1, &y, nullptr, &workspace, &e),
+      LRELU_STATUS_OK);
   ASSERT_NE(lrelu_executor_variant(e), nullptr);
   ASSERT_NE(lrelu_executor_cpu_target(e), nullptr);
   ASSERT_GE(lrelu_executor_tasks(e), 1u);
   lrelu_executor_destroy(e);
   int foreign = 0;
   auto* stranger = reinterpret_cast<lrelu_executor_t*>(&foreign);
-  for (lrelu_executor_t* handle : {static_cast<lrelu_executor_t*>(nullptr), e,
-                                   stranger}) {
+  for (lrelu_executor_t* handle :
+       {static_cast<lrelu_executor_t*>(nullptr), e, stranger}) {
     EXPECT_EQ(lrelu_executor_variant(handle), nullptr);
     EXPECT_NE(LastError().find("executor is NULL, destroyed"),
               std::string::npos);

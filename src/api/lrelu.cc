@@ -73,13 +73,10 @@ lrelu_status_t ResolveOptions(const lrelu_options_t* given,
                 "lrelu_options_init()",
                 size, LRELU_OPTIONS_MAX_STRUCT_SIZE);
   }
-  // This header's own size (the common case) is known to be whole fields.
-  bool boundary = size == sizeof(lrelu_options_t);
-  if (!boundary) {
-    boundary = size >= kFields[0].offset + kFields[0].size;
-    for (const Field& f : kFields) {
-      if (size > f.offset && size < f.offset + f.size) boundary = false;
-    }
+  // (This header's own size took the early return above.)
+  bool boundary = size >= kFields[0].offset + kFields[0].size;
+  for (const Field& f : kFields) {
+    if (size > f.offset && size < f.offset + f.size) boundary = false;
   }
   if (size > sizeof(lrelu_options_t)) {
     const auto* extra =

@@ -2,8 +2,9 @@
 // 64 and 512 channels) against scalar alpha on the same tensor, dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.
-// Prints a Markdown table of the best time over the repetitions.
-//   prelu_bench [--reps N] [--threads T] [--max-elements N]
+// Prints a Markdown table: each contender timed in rounds paired with its
+// baseline (Compare), the median time and the median ratio with quartiles.
+//   prelu_bench [--reps ROUNDS] [--threads T] [--max-elements N]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -22,20 +23,31 @@
 
 namespace {
 
-double BestMs(int reps, const std::function<void()>& run) {
-  run();  // warm up (pages, caches, pool)
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
-    best = std::min(best, 1e3 * lrelu_bench::Seconds(1, run));
-  }
-  return best;
-}
-
-struct Row {
-  std::string what;
-  double ms;
-  double scalar_ms;  // the reference time this row is compared with
+// A paired measurement: rounds of one sample of the baseline then one of
+// the contender (each a run of calls lasting ~2 ms), so both see the same
+// machine state; the ratio is the median of the rounds' ratios, with its
+// quartiles (the spread the shared machine adds).
+struct Paired {
+  double base_ms, ms, ratio, q1, q3;
 };
+
+Paired Compare(int rounds, const std::function<void()>& base,
+               const std::function<void()>& run) {
+  base();  // warm up (pages, caches, pool)
+  run();
+  const double once =
+      std::max(lrelu_bench::Seconds(1, base), lrelu_bench::Seconds(1, run));
+  const size_t calls = static_cast<size_t>(lrelu_bench::CallsPerSample(once));
+  std::vector<double> b, r, ratio;
+  for (int k = 0; k < rounds; ++k) {
+    b.push_back(1e3 * lrelu_bench::Seconds(calls, base) / calls);
+    r.push_back(1e3 * lrelu_bench::Seconds(calls, run) / calls);
+    ratio.push_back(r.back() / b.back());
+  }
+  return {lrelu_bench::Median(b), lrelu_bench::Median(r),
+          lrelu_bench::Median(ratio), lrelu_bench::Quantile(ratio, 0.25),
+          lrelu_bench::Quantile(ratio, 0.75)};
+}
 
 lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
   return {data, LRELU_DTYPE_FLOAT32, static_cast<int32_t>(shape.size()),
@@ -45,7 +57,7 @@ lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 20;
+  int reps = 21;
   size_t threads = 1;
   int64_t max_elements = int64_t{1} << 24;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -61,8 +73,9 @@ int main(int argc, char** argv) {
   lrelu_options_init(&o);
   o.threads = threads;
   std::printf(
-      "| elements | channels | layout | operation | ms | vs baseline |\n");
-  std::printf("|---:|---:|---|---|---:|---:|\n");
+      "| elements | channels | layout | operation | ms | vs baseline | "
+      "quartiles |\n");
+  std::printf("|---:|---:|---|---|---:|---:|---|\n");
   std::mt19937 rng(1);
   std::normal_distribution<float> normal;
   for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
@@ -71,7 +84,7 @@ int main(int argc, char** argv) {
         dx(x.size());
     for (auto& v : x) v = normal(rng);
     for (auto& v : dy) v = normal(rng);
-    const int bench_reps = n > (1 << 20) ? std::max(3, reps / 4) : reps;
+    const int rounds = n > (1 << 20) ? std::max(3, reps / 4) : reps;
     for (int64_t c : {int64_t{64}, int64_t{512}}) {
       std::vector<float> alpha(static_cast<size_t>(c), 0.25f),
           dalpha(alpha.size());
@@ -80,9 +93,8 @@ int main(int argc, char** argv) {
       const std::vector<int64_t> nchw = {1, c, 1, hw}, nhwc = {1, 1, hw, c};
       const std::vector<int64_t> a_nchw = {c, 1, 1}, a_nhwc = {c};
       const lrelu_tensor_t tx = View(x.data(), flat), ty = View(y.data(), flat);
-      const double scalar =
-          BestMs(bench_reps, [&] { lrelu_leaky_relu(&tx, 0.25, &ty, &o); });
-      const double read_once = BestMs(bench_reps, [&] {
+      const auto scalar = [&] { lrelu_leaky_relu(&tx, 0.25, &ty, &o); };
+      const auto read_once = [&] {
         // 16 independent sums: vectorizes without reassociation.
         float acc[16] = {};
         for (size_t i = 0; i + 16 <= x.size(); i += 16) {
@@ -92,8 +104,7 @@ int main(int argc, char** argv) {
         for (float a : acc) s += a;
         volatile float sink = s;
         (void)sink;
-      });
-      std::vector<Row> rows;
+      };
       for (int layout = 0; layout < 2; ++layout) {
         const auto& shape = layout == 0 ? nchw : nhwc;
         const auto& ashape = layout == 0 ? a_nchw : a_nhwc;
@@ -104,31 +115,24 @@ int main(int argc, char** argv) {
                              pa = View(alpha.data(), ashape),
                              pda = View(dalpha.data(), ashape);
         const char* name = layout == 0 ? "NCHW" : "NHWC";
-        const double fwd =
-            BestMs(bench_reps, [&] { lrelu_prelu(&px, &pa, &py, &o); });
-        const double bwd_dx = BestMs(bench_reps, [&] {
+        const auto print = [&](const char* what, const Paired& m) {
+          std::printf("| %lld | %lld | %s | %s | %.3f | %.2f | %.2f-%.2f |\n",
+                      static_cast<long long>(n), static_cast<long long>(c),
+                      name, what, m.ms, m.ratio, m.q1, m.q3);
+        };
+        const Paired fwd =
+            Compare(rounds, scalar, [&] { lrelu_prelu(&px, &pa, &py, &o); });
+        const Paired bwd_dx = Compare(rounds, scalar, [&] {
           lrelu_prelu_backward(&pdy, &px, &pa, &pdx, nullptr, &o);
         });
-        const double bwd_da = BestMs(std::max(3, bench_reps / 4), [&] {
+        const Paired bwd_da = Compare(rounds, read_once, [&] {
           lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
         });
-        std::printf("| %lld | %lld | %s | lrelu scalar alpha | %.3f | 1.00 |\n",
-                    static_cast<long long>(n), static_cast<long long>(c), name,
-                    scalar);
-        std::printf(
-            "| %lld | %lld | %s | lrelu prelu forward | %.3f | %.2f |\n",
-            static_cast<long long>(n), static_cast<long long>(c), name, fwd,
-            fwd / scalar);
-        std::printf("| %lld | %lld | %s | lrelu prelu dx | %.3f | %.2f |\n",
-                    static_cast<long long>(n), static_cast<long long>(c), name,
-                    bwd_dx, bwd_dx / scalar);
-        std::printf("| %lld | %lld | %s | read x and dy once | %.3f | 1.00 |\n",
-                    static_cast<long long>(n), static_cast<long long>(c), name,
-                    read_once);
-        std::printf(
-            "| %lld | %lld | %s | lrelu dalpha (exact) | %.3f | %.2f |\n",
-            static_cast<long long>(n), static_cast<long long>(c), name, bwd_da,
-            bwd_da / read_once);
+        print("lrelu scalar alpha", {fwd.base_ms, fwd.base_ms, 1, 1, 1});
+        print("lrelu prelu forward", fwd);
+        print("lrelu prelu dx", bwd_dx);
+        print("read x and dy once", {bwd_da.base_ms, bwd_da.base_ms, 1, 1, 1});
+        print("lrelu dalpha (exact)", bwd_da);
 #ifdef LRELU_BENCH_HAVE_ONEDNN
         try {
           using dnnl::memory;
@@ -146,36 +150,28 @@ int main(int argc, char** argv) {
           dnnl::prelu_forward prim(pd);
           memory src(md, eng, x.data()), dst(md, eng, y.data()),
               w(wd, eng, alpha.data());
-          const double t = BestMs(bench_reps, [&] {
-            prim.execute(st, {{DNNL_ARG_SRC, src},
-                              {DNNL_ARG_WEIGHTS, w},
-                              {DNNL_ARG_DST, dst}});
-            st.wait();
-          });
-          std::printf(
-              "| %lld | %lld | %s | oneDNN prelu forward | %.3f | %.2f |\n",
-              static_cast<long long>(n), static_cast<long long>(c), name, t,
-              t / scalar);
+          print("oneDNN prelu forward", Compare(rounds, scalar, [&] {
+                  prim.execute(st, {{DNNL_ARG_SRC, src},
+                                    {DNNL_ARG_WEIGHTS, w},
+                                    {DNNL_ARG_DST, dst}});
+                  st.wait();
+                }));
           const dnnl::prelu_backward::desc bd(md, wd, md, wd);
           const dnnl::prelu_backward::primitive_desc bpd(bd, eng, pd);
           dnnl::prelu_backward bprim(bpd);
           memory ddst(md, eng, dy.data()), dsrc(md, eng, dx.data()),
               dw(wd, eng, dalpha.data());
-          const double tb = BestMs(bench_reps, [&] {
-            bprim.execute(st, {{DNNL_ARG_SRC, src},
-                               {DNNL_ARG_WEIGHTS, w},
-                               {DNNL_ARG_DIFF_DST, ddst},
-                               {DNNL_ARG_DIFF_SRC, dsrc},
-                               {DNNL_ARG_DIFF_WEIGHTS, dw}});
-            st.wait();
-          });
-          std::printf(
-              "| %lld | %lld | %s | oneDNN prelu backward (dx+dalpha) | %.3f | "
-              "%.2f |\n",
-              static_cast<long long>(n), static_cast<long long>(c), name, tb,
-              tb / read_once);
+          print("oneDNN prelu backward (dx+dalpha)",
+                Compare(rounds, read_once, [&] {
+                  bprim.execute(st, {{DNNL_ARG_SRC, src},
+                                     {DNNL_ARG_WEIGHTS, w},
+                                     {DNNL_ARG_DIFF_DST, ddst},
+                                     {DNNL_ARG_DIFF_SRC, dsrc},
+                                     {DNNL_ARG_DIFF_WEIGHTS, dw}});
+                  st.wait();
+                }));
         } catch (const dnnl::error& e) {
-          std::printf("| %lld | %lld | %s | oneDNN prelu: %s | - | - |\n",
+          std::printf("| %lld | %lld | %s | oneDNN prelu: %s | - | - | - |\n",
                       static_cast<long long>(n), static_cast<long long>(c),
                       name, e.what());
         }

@@ -25,6 +25,11 @@ bool IsLiveExecutor(const lrelu_executor* e);
 // Destroys a live executor; false (and nothing done) for any other handle.
 bool DestroyExecutor(lrelu_executor* e);
 
+// Resolves the caller's options and plans plan->problem on the backend
+// they name: stage one without the executor (LeakyReLU's entry points; the
+// PReLU planner validates its options and x/y layouts through it).
+lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan);
+
 // Wraps a finished plan in a new executor (the stage-one calls of every
 // entry point: api/lrelu.cc, api/prelu.cc).
 lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,

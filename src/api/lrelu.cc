@@ -130,16 +130,6 @@ lrelu_status_t CheckOptions(const lrelu_options_t* options) {
   return LRELU_STATUS_OK;
 }
 
-lrelu_status_t PlanProblem(const lrelu_options_t* given, Plan* plan) {
-  lrelu_options_t options;
-  lrelu_status_t status = ResolveOptions(given, &options);
-  if (status != LRELU_STATUS_OK) return status;
-  plan->backend = SelectBackend(options);
-  plan->has_pool = options.thread_pool != nullptr;
-  if (plan->has_pool) plan->pool = *options.thread_pool;
-  return plan->backend->plan(options, plan);
-}
-
 lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
                        const lrelu_thread_pool_t* pool) {
   if (workspace_size < plan.workspace_size) {
@@ -205,7 +195,7 @@ lrelu_status_t lrelu_leaky_relu_get_workspace_size(
   if (status != LRELU_STATUS_OK) return status;
   Plan plan;
   status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status != LRELU_STATUS_OK) return status;
   return lrelu::NewExecutor(plan, workspace_size, executor);
 }
@@ -216,7 +206,7 @@ lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
     status = lrelu::Fail(LRELU_STATUS_INTERNAL,
                          "plan needs a workspace; use the two-stage call");
@@ -234,7 +224,7 @@ lrelu_status_t lrelu_leaky_relu_backward_get_workspace_size(
   if (status != LRELU_STATUS_OK) return status;
   Plan plan;
   status = lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status != LRELU_STATUS_OK) return status;
   return lrelu::NewExecutor(plan, workspace_size, executor);
 }
@@ -247,7 +237,7 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanProblem(options, &plan);
+  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
     status = lrelu::Fail(LRELU_STATUS_INTERNAL,
                          "plan needs a workspace; use the two-stage call");
@@ -387,6 +377,16 @@ size_t lrelu_hardware_threads(void) { return lrelu::cpu::HardwareThreads(); }
 }  // extern "C"
 
 namespace lrelu {
+
+lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan) {
+  lrelu_options_t options;
+  lrelu_status_t status = ResolveOptions(given, &options);
+  if (status != LRELU_STATUS_OK) return status;
+  plan->backend = SelectBackend(options);
+  plan->has_pool = options.thread_pool != nullptr;
+  if (plan->has_pool) plan->pool = *options.thread_pool;
+  return plan->backend->plan(options, plan);
+}
 
 lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,
                               lrelu_executor_t** executor) {

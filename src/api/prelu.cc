@@ -18,6 +18,7 @@
 #include "api/prelu_rows.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/problem.h"
 #include "cpu/thread_pool.h"
 #include "lrelu/lrelu.h"
 #include "reference/exact_sum.h"
@@ -31,17 +32,9 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
                             const lrelu_thread_pool_t* pool) {
   const auto& p = *static_cast<const PreluPlan*>(plan.extension.get());
   if (p.alpha.n == 0) return LRELU_STATUS_OK;  // then x is empty too
-  // Read every alpha value before anything is written.
-  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
-  const reference::Format af = reference::FormatOf(p.alpha.dtype);
-  std::vector<double> alpha(static_cast<size_t>(p.alpha_count));
-  std::vector<int64_t> x_off(alpha.size()), o_off(alpha.size()),
-      v_off(alpha.size());
   const View& out = p.backward ? p.dx : p.y;
   const View& v = p.backward ? p.dy : p.x;
   const bool has_out = !p.backward || p.has_dx;
-  std::vector<const View*> views = {&p.x, &v};
-  if (has_out) views.push_back(&out);
   const lrelu_options_t o = ViewOptions(p, pool);
   const RowLayout layout = MergedLayout(p, v, has_out ? out : v);
   // Rows unless they are strided, or alpha is constant along them and a
@@ -54,6 +47,14 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   if (row_mode && !(p.backward && p.has_dalpha)) {
     return ExecuteRows(p, v, out, layout, o);
   }
+  // Read every alpha value before anything is written.
+  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
+  const reference::Format af = reference::FormatOf(p.alpha.dtype);
+  std::vector<double> alpha(static_cast<size_t>(p.alpha_count));
+  std::vector<int64_t> x_off(alpha.size()), o_off(alpha.size()),
+      v_off(alpha.size());
+  std::vector<const View*> views = {&p.x, &v};
+  if (has_out) views.push_back(&out);
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
     alpha[k] = reference::ToDouble(
         af,
@@ -148,16 +149,18 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
   if (PreluWantsDevice(options)) {
     return PlanPreluOnDevice(x, alpha, y, options, plan);
   }
-  const char* target = nullptr;
-  if ((s = TakeOptions(options, p.get(), &target)) != LRELU_STATUS_OK) return s;
-  // x and y: LeakyReLU's checks (overlap, in place, strides).
-  size_t ws;
-  lrelu_executor_t* e = nullptr;
-  if ((s = lrelu_leaky_relu_get_workspace_size(x, 0.0, y, options, &ws, &e)) !=
+  // x and y: LeakyReLU's checks (overlap, in place, strides), with the
+  // options'.
+  Plan checked;
+  if ((s = BuildForwardProblem(x, 0.0, y, &checked.problem)) !=
       LRELU_STATUS_OK) {
     return s;
   }
-  lrelu_executor_destroy(e);
+  const char* target = nullptr;
+  if ((s = TakeOptions(options, &checked, p.get(), &target)) !=
+      LRELU_STATUS_OK) {
+    return s;
+  }
   if (!Disjoint(p->y, p->alpha)) {
     return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
   }
@@ -182,8 +185,6 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
   if ((s = CheckView(alpha, "alpha", &p->alpha)) != LRELU_STATUS_OK) return s;
   if ((s = CheckSameShape(p->dy, "dy", p->x, "x")) != LRELU_STATUS_OK) return s;
   if ((s = CheckAlpha(p.get())) != LRELU_STATUS_OK) return s;
-  const char* target = nullptr;
-  if ((s = TakeOptions(options, p.get(), &target)) != LRELU_STATUS_OK) return s;
   p->has_dx = dx != nullptr;
   p->has_dalpha = dalpha != nullptr;
   if (p->has_dx) {
@@ -191,14 +192,25 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
     if ((s = CheckSameShape(p->dx, "dx", p->dy, "dy")) != LRELU_STATUS_OK) {
       return s;
     }
-    size_t ws;
-    lrelu_executor_t* e = nullptr;
-    if ((s = lrelu_leaky_relu_backward_get_workspace_size(
-             dy, x, 0.0, LRELU_GRAD_FROM_X, dx, options, &ws, &e)) !=
-        LRELU_STATUS_OK) {
-      return s;
-    }
-    lrelu_executor_destroy(e);
+  }
+  // dy, x and dx: LeakyReLU's checks, with the options'. Without dx, a
+  // one-element problem checks the options alone (x may be any view then).
+  Plan checked;
+  float dummy_x = 0, dummy_y = 0;
+  const lrelu_tensor_t tx = {&dummy_x, LRELU_DTYPE_FLOAT32, 0, nullptr,
+                             nullptr};
+  const lrelu_tensor_t ty = {&dummy_y, LRELU_DTYPE_FLOAT32, 0, nullptr,
+                             nullptr};
+  s = p->has_dx ? BuildBackwardProblem(dy, x, 0.0, LRELU_GRAD_FROM_X, dx,
+                                       &checked.problem)
+                : BuildForwardProblem(&tx, 0.0, &ty, &checked.problem);
+  if (s != LRELU_STATUS_OK) return s;
+  const char* target = nullptr;
+  if ((s = TakeOptions(options, &checked, p.get(), &target)) !=
+      LRELU_STATUS_OK) {
+    return s;
+  }
+  if (p->has_dx) {
     if (!Disjoint(p->dx, p->alpha)) {
       return Fail(LRELU_STATUS_OVERLAP, "dx and alpha share memory");
     }

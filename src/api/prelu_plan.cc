@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "api/executors.h"
 #include "core/error.h"
 #include "core/problem.h"
 
@@ -129,13 +130,12 @@ lrelu_status_t CheckAlpha(PreluPlan* p) {
   return LRELU_STATUS_OK;
 }
 
-// Validates the options (and x, y or dy, x, dx through LeakyReLU's own
-// checks), and copies what the per-view calls need.
-lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
-                           const char** target) {
+lrelu_status_t TakeOptions(const lrelu_options_t* given, Plan* checked,
+                           PreluPlan* p, const char** target) {
   lrelu_options_t o;
   lrelu_options_init(&o);
-  // PReLU has no device kernels yet: refuse before any device is probed.
+  // Device backends were sent to api/prelu_device.cc before this; refuse the
+  // rest before any device is probed.
   if (given != nullptr &&
       given->struct_size >=
           offsetof(lrelu_options_t, backend) + sizeof(lrelu_backend_t) &&
@@ -144,26 +144,15 @@ lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
                 "PReLU runs on the CPU backend only (backend %d asked for)",
                 static_cast<int>(given->backend));
   }
-  // A one-element dummy problem validates the options exactly as LeakyReLU
-  // does (struct_size, backend, pool, variant, target names).
-  float dummy_x = 0, dummy_y = 0;
-  lrelu_tensor_t tx = {&dummy_x, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  lrelu_tensor_t ty = {&dummy_y, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
-  size_t ws = 0;
-  lrelu_executor_t* e = nullptr;
-  lrelu_status_t status =
-      lrelu_leaky_relu_get_workspace_size(&tx, 0.0, &ty, given, &ws, &e);
+  // LeakyReLU's planner checks the options (struct_size, pool, variant,
+  // target names) and the layouts of checked->problem, as its own entry
+  // points do; no executor is made.
+  const lrelu_status_t status = PlanOnBackend(given, checked);
   if (status != LRELU_STATUS_OK) return status;
-  *target = lrelu_executor_cpu_target(e);
-  lrelu_executor_destroy(e);
+  *target = checked->simd_target;
   if (given != nullptr) {
     std::memcpy(&o, given,
                 std::min<size_t>(given->struct_size, sizeof(lrelu_options_t)));
-  }
-  if (o.backend != LRELU_BACKEND_CPU) {
-    return Fail(LRELU_STATUS_BACKEND_UNAVAILABLE,
-                "PReLU runs on the CPU backend only (backend %s asked for)",
-                lrelu_backend_name(o.backend));
   }
   p->threads = o.threads;
   p->has_pool = o.thread_pool != nullptr;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu::prelu_impl {
@@ -59,10 +60,12 @@ lrelu_status_t CheckSameShape(const View& a, const char* an, const View& b,
 // alpha's dtype and its broadcast to x (ONNX unidirectional broadcasting).
 lrelu_status_t CheckAlpha(PreluPlan* p);
 
-// Validates the options (and x, y or dy, x, dx through LeakyReLU's own
-// checks), and copies what the per-view calls need.
-lrelu_status_t TakeOptions(const lrelu_options_t* given, PreluPlan* p,
-                           const char** target);
+// Validates the options, and the layouts of checked->problem (x -> y, or
+// dy, x -> dx, as LeakyReLU's problem), by planning that problem as
+// LeakyReLU's entry points do; copies what the per-view calls need into p
+// and the SIMD target chosen into *target.
+lrelu_status_t TakeOptions(const lrelu_options_t* given, Plan* checked,
+                           PreluPlan* p, const char** target);
 
 // The view of v that starts at element `offset`; the caller sets its shape.
 lrelu_tensor_t SubView(const View& v, int64_t offset);

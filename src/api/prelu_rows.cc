@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "cpu/float_env.h"
@@ -26,6 +27,7 @@ struct RowJob {
   bool reference;                  // variant "reference": the oracle
   int64_t rows;
   int64_t per_task;
+  bool stream = false;  // non-temporal stores: fenced at the end of a run
 };
 
 // One alpha element as a double (exact), without the generic decoder for
@@ -47,11 +49,35 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
 
 // Elements per kernel call when several rows share one alpha row (NHWC):
 // alpha's row is repeated in the buffer so those rows run as one.
-constexpr int64_t kTileElements = 1024;
-// Rows shorter than this with one alpha each go kPlaneRows at a time
-// through the planes kernel.
-constexpr int64_t kShortRow = 1024;
-constexpr int64_t kPlaneRows = 256;
+constexpr int64_t kTileElements = 2048;
+// Consecutive rows with one alpha each (NCHW) go up to kPlaneRows at a time
+// through the planes kernel, as one span.
+constexpr int64_t kPlaneRows = 1024;
+// Outputs at least this large go around the caches (non-temporal stores),
+// as LeakyReLU's (cpu/backend.cc).
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
+
+// n elements of T: on the stack up to N (a task's usual tile), no
+// allocation per call; on the heap beyond (rows longer than a tile).
+template <class T, size_t N>
+class Buffer {
+ public:
+  explicit Buffer(size_t n) {
+    if (n > N) {
+      large_.resize(n);
+      data_ = large_.data();
+    }
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  alignas(64) T small_[N];
+  std::vector<T> large_;
+  T* data_ = small_;
+};
 
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
@@ -72,23 +98,27 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                     l.os[last - 1] == length;
   const int64_t tile =
       fuse ? std::max<int64_t>(
-                 1, std::min(l.extent[last - 1], kTileElements / length))
+                 1, std::min({l.extent[last - 1], kTileElements / length,
+                              end - begin}))
            : 1;
   const size_t buffered = per_element ? static_cast<size_t>(length * tile) : 1;
   // The compute type's buffer holds the tile; the other only what the
   // oracle fallback and the scalar-alpha kernels read.
   const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
-  std::vector<float> a32(wide ? distinct : buffered);
-  std::vector<double> a64(wide ? buffered : distinct);
-  // Short rows with one alpha each, consecutive in x, v and out (NCHW with
-  // a small H*W): many per call of the planes kernel, rather than one call
-  // of the scalar-alpha kernel each.
-  const bool planes = !per_element && last > 0 && length < kShortRow &&
-                      l.xs[last - 1] == length && l.vs[last - 1] == length &&
-                      l.os[last - 1] == length;
-  std::vector<float> plane_a32(planes ? kPlaneRows : 0);
-  std::vector<double> plane_a64(planes ? kPlaneRows : 0);
-  std::vector<int64_t> idx(static_cast<size_t>(last), 0);
+  Buffer<float, kTileElements> a32(wide ? distinct : buffered);
+  Buffer<double, kTileElements> a64(wide ? buffered : distinct);
+  // Rows with one alpha each, consecutive in x, v and out (NCHW): many per
+  // call of the planes kernel, rather than one call of the scalar-alpha
+  // kernel each.
+  const bool planes = !per_element && last > 0 && l.xs[last - 1] == length &&
+                      l.vs[last - 1] == length && l.os[last - 1] == length;
+  alignas(64) float plane_a32[kPlaneRows];
+  alignas(64) double plane_a64[kPlaneRows];
+  int64_t idx[kMaxRank] = {};
+  // Alpha offsets are element offsets from alpha's data, negative with
+  // negative strides: kNone marks "nothing loaded".
+  constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+  int64_t plane_ao = kNone, plane_k = 0;  // offset and count in plane_a*
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   int64_t r = begin;
   for (int k = last; k-- > 0;) {
@@ -101,7 +131,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   }
   const int64_t xs = l.xs[last], vs = l.vs[last], os = l.os[last],
                 as = l.as[last];
-  int64_t loaded = -1;  // alpha offset of the row in a32/a64
+  int64_t loaded = kNone;  // alpha offset of the row in a32/a64
   for (int64_t row = begin; row < end; ++row) {
     if (ao != loaded) {
       for (size_t i = 0; i < distinct; ++i) {
@@ -112,12 +142,15 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         a64[i] = a;
         a32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
       }
-      for (size_t i = distinct; i < buffered; ++i) {
+      // The row repeated to fill the tile, doubling the copied part.
+      for (size_t done = distinct; done < buffered;) {
+        const size_t k = std::min(done, buffered - done);
         if (wide) {
-          a64[i] = a64[i - distinct];
+          std::memcpy(a64.data() + done, a64.data(), k * sizeof(double));
         } else {
-          a32[i] = a32[i - distinct];
+          std::memcpy(a32.data() + done, a32.data(), k * sizeof(float));
         }
+        done += k;
       }
       loaded = ao;
     }
@@ -148,23 +181,29 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       // Up to kPlaneRows short rows at once, each with its own alpha.
       const int64_t k =
           std::min({kPlaneRows, l.extent[last - 1] - idx[last - 1], end - row});
-      for (int64_t j = 0; j < k; ++j) {
-        const double a =
-            AlphaValue(p.alpha.dtype, af,
-                       p.alpha.data + (ao + j * l.as[last - 1]) *
-                                          static_cast<int64_t>(alpha_elem));
-        plane_a64[static_cast<size_t>(j)] = a;
-        plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
+      // The same alphas as the last call's (the next image of a batch):
+      // already in the buffers.
+      if (ao != plane_ao || k > plane_k) {
+        for (int64_t j = 0; j < k; ++j) {
+          const double a =
+              AlphaValue(p.alpha.dtype, af,
+                         p.alpha.data + (ao + j * l.as[last - 1]) *
+                                            static_cast<int64_t>(alpha_elem));
+          plane_a64[static_cast<size_t>(j)] = a;
+          plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
+        }
+        plane_ao = ao;
+        plane_k = k;
       }
-      job.planes({vp, xp, op, plane_a32.data(), plane_a64.data(),
-                  static_cast<size_t>(length), static_cast<size_t>(k)});
+      job.planes({vp, xp, op, plane_a32, plane_a64, static_cast<size_t>(length),
+                  static_cast<size_t>(k)});
       idx[last - 1] += k - 1;
       xo += (k - 1) * l.xs[last - 1];
       vo += (k - 1) * l.vs[last - 1];
       oo += (k - 1) * l.os[last - 1];
       ao += (k - 1) * l.as[last - 1];
       row += k - 1;
-      loaded = -1;  // a32/a64 no longer hold the row at ao
+      loaded = kNone;  // a32/a64 no longer hold the row at ao
     } else if (dense && !job.reference) {
       // finite_alpha kernels need alpha (as float32) finite and nonzero.
       const float a = a32[0];
@@ -196,6 +235,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       idx[k] = 0;
     }
   }
+  if (job.stream) cpu::FlushStreamedRows();
 }
 
 }  // namespace
@@ -248,9 +288,16 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
   }
   RowJob job{&p, &v, &out, layout, nullptr, nullptr, nullptr, false, 0, 0};
   job.reference = p.has_variant && p.variant == "reference";
-  job.kernel =
-      cpu::PreluRowsFor(target->bit).row[cpu::DTypeIndex(p.dtype)][p.backward];
-  job.planes = cpu::PreluRowsFor(target->bit).planes[cpu::DTypeIndex(p.dtype)];
+  // Non-temporal stores for large outputs that are not an input (in place,
+  // the lines are read anyway).
+  const bool stream =
+      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) >= kStreamBytes &&
+      out.data != p.x.data && out.data != v.data;
+  const int d = cpu::DTypeIndex(p.dtype);
+  const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target->bit);
+  job.stream = stream;
+  job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
+  job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.scalar = &cpu::KernelsFor(target->bit);
   job.rows = p.x.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =

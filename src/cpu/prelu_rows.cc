@@ -2,12 +2,15 @@
 // (foreach_target.h re-includes this file).
 #include "cpu/prelu_rows.h"
 
+#include <algorithm>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/prelu_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
 #include "cpu/convert-inl.h"
 #include "cpu/opaque-inl.h"
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -15,59 +18,79 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// One step of `lanes(d)` elements at i, per dtype.
-// av: the lanes' alpha in the compute type (A).
+// Per dtype: the storage tag for a compute tag DF, and the rule on one
+// vector of storage lanes (v, s) with the lanes' alpha av in the compute
+// type A. Masks come from s; lanes where s is not negative keep v's bits.
 struct F32 {
   using T = float;
   using A = float;
-  template <class D>
-  static HWY_INLINE void Step(D d, const float* v, const float* s, float* out,
-                              hn::Vec<D> av) {
-    const auto vv = hn::LoadU(d, v);
-    const auto sv = hn::LoadU(d, s);
-    hn::StoreU(
-        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Opaque(hn::Mul(vv, av)), vv), d,
-        out);
+  template <class DF>
+  using Storage = DF;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> Apply(DF d, hn::Vec<DF> v, hn::Vec<DF> s,
+                                      hn::Vec<DF> av) {
+    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), Opaque(hn::Mul(v, av)), v);
   }
 };
 
 struct F64 {
   using T = double;
   using A = double;
-  template <class D>
-  static HWY_INLINE void Step(D d, const double* v, const double* s,
-                              double* out, hn::Vec<D> av) {
-    const auto vv = hn::LoadU(d, v);
-    const auto sv = hn::LoadU(d, s);
-    hn::StoreU(
-        hn::IfThenElse(hn::Lt(sv, hn::Zero(d)), Opaque(hn::Mul(vv, av)), vv), d,
-        out);
+  template <class DF>
+  using Storage = DF;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> Apply(DF d, hn::Vec<DF> v, hn::Vec<DF> s,
+                                      hn::Vec<DF> av) {
+    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), Opaque(hn::Mul(v, av)), v);
   }
 };
 
-// 16-bit storage: d is a float32 tag; s < 0 is an integer test on the bits
+// 16-bit storage: DF is a float32 tag; s < 0 is an integer test on the bits
 // (negative finite or -inf), so NaN payloads never go through a conversion.
 template <bool kHalf>
 struct F16 {
   using T = uint16_t;
   using A = float;
   template <class DF>
-  static HWY_INLINE void Step(DF df, const uint16_t* v, const uint16_t* s,
-                              uint16_t* out, hn::Vec<DF> av) {
-    const hn::Rebind<uint16_t, DF> d;
+  using Storage = hn::Rebind<uint16_t, DF>;
+  template <class DF>
+  static HWY_INLINE hn::Vec<Storage<DF>> Apply(DF df, hn::Vec<Storage<DF>> v,
+                                               hn::Vec<Storage<DF>> s,
+                                               hn::Vec<DF> av) {
+    const Storage<DF> d;
     const hn::RebindToSigned<decltype(d)> di;
-    const auto vv = hn::LoadU(d, v);
-    const auto sv = hn::LoadU(d, s);
     const auto negative = hn::RebindMask(
-        d, hn::Lt(hn::BitCast(di, hn::Sub(sv, hn::Set(d, uint16_t{1}))),
+        d, hn::Lt(hn::BitCast(di, hn::Sub(s, hn::Set(d, uint16_t{1}))),
                   hn::Set(di, static_cast<int16_t>(kHalf ? -1024 : -128))));
     const auto product = hn::Mul(
-        kHalf ? HalfBitsToFloat(df, vv) : BFloat16BitsToFloat(df, vv), av);
+        kHalf ? HalfBitsToFloat(df, v) : BFloat16BitsToFloat(df, v), av);
     const auto rounded = kHalf ? FloatToHalfBits(d, product)
                                : FloatToBFloat16Bits<true>(d, product);
-    hn::StoreU(hn::IfThenElse(negative, rounded, vv), d, out);
+    return hn::IfThenElse(negative, rounded, v);
   }
 };
+
+// One vector (or one lane, with a capped tag) at v, s, out. kForward: s is
+// v (one load). kAligned: out is vector-aligned, so the store may be
+// non-temporal (kStream), for vectors of 16 bytes or more only: Highway
+// 1.0.3's Stream of a partial x86 vector writes 16 bytes.
+template <class R, bool kForward, bool kAligned, bool kStream, class DF>
+HWY_INLINE void Step(DF df, const typename R::T* v, const typename R::T* s,
+                     typename R::T* out, hn::Vec<DF> av) {
+  const typename R::template Storage<DF> d;
+  const auto vv = hn::LoadU(d, v);
+  const auto sv = kForward ? vv : hn::LoadU(d, s);
+  const auto y = R::Apply(df, vv, sv, av);
+  constexpr bool kWide =
+      HWY_TARGET == HWY_SCALAR || hn::MaxLanes(d) * sizeof(typename R::T) >= 16;
+  if constexpr (kAligned && kStream && kWide) {
+    hn::Stream(y, d, out);
+  } else if constexpr (kAligned) {
+    hn::Store(y, d, out);
+  } else {
+    hn::StoreU(y, d, out);
+  }
+}
 
 // The alpha array of the compute type.
 template <class A>
@@ -100,54 +123,109 @@ HWY_INLINE Arrays<R> ArraysOf(const Args& args) {
           AlphaOf<typename R::A>(args.alpha32, args.alpha64)};
 }
 
-template <class R, class DFull>
+// Elements before the first vector-aligned element of out (at most n).
+template <class R, class DF>
+HWY_INLINE size_t HeadOf(DF df, const typename R::T* out, size_t n) {
+  const size_t vector_bytes = hn::Lanes(df) * sizeof(typename R::T);
+  const size_t address = reinterpret_cast<uintptr_t>(out) % vector_bytes;
+  return std::min(
+      n, (vector_bytes - address) % vector_bytes / sizeof(typename R::T));
+}
+
+// A row with one alpha per element. As LeakyReLU's contiguous kernel: lanes
+// one at a time up to the first vector-aligned output element, aligned
+// vectors unrolled four times, an exact tail. Streamed stores are fenced by
+// the caller (FlushStreamedRows), once per run of rows.
+template <class R, class DF, bool kForward, bool kStream>
 void Row(const PreluRowArgs& args) {
   const auto [v, s, out, a] = ArraysOf<R>(args);
   const size_t n = args.n;
-  const DFull d;
+  const DF d;
+  const hn::CappedTag<typename R::A, 1> d1;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    R::Step(d, v + i, s + i, out + i, hn::LoadU(d, a + i));
-    R::Step(d, v + i + lanes, s + i + lanes, out + i + lanes,
-            hn::LoadU(d, a + i + lanes));
+  for (const size_t head = HeadOf<R>(d, out, n); i < head; ++i) {
+    Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
+                                    hn::LoadU(d1, a + i));
+  }
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    for (size_t k = 0; k < 4 * lanes; k += lanes) {
+      Step<R, kForward, true, kStream>(d, v + i + k, s + i + k, out + i + k,
+                                       hn::LoadU(d, a + i + k));
+    }
   }
   for (; i + lanes <= n; i += lanes) {
-    R::Step(d, v + i, s + i, out + i, hn::LoadU(d, a + i));
+    Step<R, kForward, true, kStream>(d, v + i, s + i, out + i,
+                                     hn::LoadU(d, a + i));
   }
-  const hn::CappedTag<hn::TFromD<DFull>, 1> d1;
-  for (; i < n; ++i) R::Step(d1, v + i, s + i, out + i, hn::LoadU(d1, a + i));
+  for (; i < n; ++i) {
+    Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
+                                    hn::LoadU(d1, a + i));
+  }
 }
 
-// Consecutive rows of `length` elements, row r with alpha[r] (NCHW planes):
-// alpha broadcast once per row, so short rows cost no call each.
-template <class R, class DFull>
+// Consecutive rows of `length` elements, row r with alpha[r] (NCHW planes),
+// walked as one span of rows * length elements in aligned vectors: a vector
+// inside row r takes alpha[r] broadcast; one across the seam of rows r and
+// r + 1 blends the two. Rows shorter than a vector go lane by lane.
+template <class R, class DF, bool kForward, bool kStream>
 void Planes(const PreluPlanesArgs& args) {
-  auto [v, s, out, a] = ArraysOf<R>(args);
+  const auto [v, s, out, a] = ArraysOf<R>(args);
   const size_t length = args.length;
-  const size_t rows = args.rows;
-  const DFull d;
-  const hn::CappedTag<hn::TFromD<DFull>, 1> d1;
+  const size_t n = length * args.rows;
+  const DF d;
+  const hn::CappedTag<typename R::A, 1> d1;
   const size_t lanes = hn::Lanes(d);
-  for (size_t r = 0; r < rows; ++r) {
-    const auto av = hn::Set(d, a[r]);
-    size_t i = 0;
-    for (; i + lanes <= length; i += lanes) {
-      R::Step(d, v + i, s + i, out + i, av);
+  size_t i = 0;
+  if (length >= lanes) {
+    size_t i0 = HeadOf<R>(d, out, n);
+    for (; i < i0; ++i) {
+      Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
+                                      hn::Set(d1, a[i / length]));
     }
-    for (; i < length; ++i)
-      R::Step(d1, v + i, s + i, out + i, hn::Set(d1, a[r]));
-    v += length;
-    s += length;
-    out += length;
+    size_t r = i / length;
+    size_t seam = (r + 1) * length;  // end of row r
+    auto av = hn::Set(d, a[r]);
+    for (; i + lanes <= n; i += lanes) {
+      if (i + 4 * lanes <= seam) {  // four vectors inside row r
+        for (size_t k = 0; k < 3 * lanes; k += lanes) {
+          Step<R, kForward, true, kStream>(d, v + i + k, s + i + k, out + i + k,
+                                           av);
+        }
+        i += 3 * lanes;
+      }
+      if (i + lanes <= seam) {
+        Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, av);
+        continue;
+      }
+      // i + lanes <= n and length >= lanes: row r + 1 exists and the
+      // vector ends within it.
+      const auto next = hn::Set(d, a[r + 1]);
+      const auto blend = hn::IfThenElse(hn::FirstN(d, seam - i), av, next);
+      Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, blend);
+      ++r;
+      seam += length;
+      av = next;
+    }
   }
+  for (; i < n; ++i) {
+    Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
+                                    hn::Set(d1, a[i / length]));
+  }
+  if (kStream) hwy::FlushStream();
 }
 
 template <class R, class D>
 void Fill(lrelu_dtype_t dtype, PreluRowTable* table) {
-  table->row[DTypeIndex(dtype)][0] = &Row<R, D>;
-  table->row[DTypeIndex(dtype)][1] = &Row<R, D>;
-  table->planes[DTypeIndex(dtype)] = &Planes<R, D>;
+  const int t = DTypeIndex(dtype);
+  table->row[t][0][0] = &Row<R, D, true, false>;
+  table->row[t][0][1] = &Row<R, D, true, true>;
+  table->row[t][1][0] = &Row<R, D, false, false>;
+  table->row[t][1][1] = &Row<R, D, false, true>;
+  table->planes[t][0][0] = &Planes<R, D, true, false>;
+  table->planes[t][0][1] = &Planes<R, D, true, true>;
+  table->planes[t][1][0] = &Planes<R, D, false, false>;
+  table->planes[t][1][1] = &Planes<R, D, false, true>;
 }
 
 void FillPreluRowTable(PreluRowTable* table) {
@@ -170,6 +248,8 @@ HWY_EXPORT(FillPreluRowTable);
 const PreluRowTable& PreluRowsFor(int64_t target) {
   return FilledTable(target, HWY_DISPATCH_TABLE(FillPreluRowTable));
 }
+
+void FlushStreamedRows() { hwy::FlushStream(); }
 
 }  // namespace lrelu::cpu
 #endif  // HWY_ONCE

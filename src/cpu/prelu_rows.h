@@ -12,8 +12,8 @@
 namespace lrelu::cpu {
 
 // v, s, out: n contiguous, element-aligned elements of the dtype; out may be
-// v or s exactly. alpha32 (32/16-bit dtypes) or alpha64 (float64): n values,
-// already rounded to the compute type.
+// v or s exactly (never with non-temporal stores). alpha32 (32/16-bit dtypes)
+// or alpha64 (float64): n values, already rounded to the compute type.
 struct PreluRowArgs {
   const void* v;
   const void* s;
@@ -26,7 +26,7 @@ struct PreluRowArgs {
 using PreluRowKernel = void (*)(const PreluRowArgs& args);
 
 // `rows` consecutive rows of `length` elements (v, s, out as above), row r
-// with one alpha, alpha32[r] or alpha64[r] (NCHW planes of a few elements).
+// with one alpha, alpha32[r] or alpha64[r] (NCHW planes), run as one span.
 struct PreluPlanesArgs {
   const void* v;
   const void* s;
@@ -39,14 +39,20 @@ struct PreluPlanesArgs {
 
 using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);
 
-// row: [dtype][0 = forward (v == s), 1 = gradient]; planes: [dtype].
+// [dtype][0 = forward (s is v; one load), 1 = gradient][stream]: stream = 1
+// writes out with non-temporal stores (outputs far larger than the caches).
 struct PreluRowTable {
-  PreluRowKernel row[kNumDTypes][2];
-  PreluPlanesKernel planes[kNumDTypes];
+  PreluRowKernel row[kNumDTypes][2][2];
+  PreluPlanesKernel planes[kNumDTypes][2][2];
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).
 const PreluRowTable& PreluRowsFor(int64_t target);
+
+// Orders the row kernels' non-temporal stores before what follows: call
+// once after a run of streamed row calls (the planes kernels fence their
+// own).
+void FlushStreamedRows();
 
 }  // namespace lrelu::cpu
 

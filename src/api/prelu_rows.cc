@@ -50,6 +50,8 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
 // Elements per kernel call when several rows share one alpha row (NHWC):
 // alpha's row is repeated in the buffer so those rows run as one.
 constexpr int64_t kTileElements = 2048;
+// Room to start the tile up to one 64-byte line in (see `shift`).
+constexpr size_t kShiftSlack = 16;
 // Consecutive rows with one alpha each (NCHW) go up to kPlaneRows at a time
 // through the planes kernel, as one span.
 constexpr int64_t kPlaneRows = 1024;
@@ -105,8 +107,15 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   // The compute type's buffer holds the tile; the other only what the
   // oracle fallback and the scalar-alpha kernels read.
   const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
-  Buffer<float, kTileElements> a32(wide ? distinct : buffered);
-  Buffer<double, kTileElements> a64(wide ? buffered : distinct);
+  // kShiftSlack more: the tile starts `shift` elements in, so that alpha
+  // and out are aligned alike (the kernels align out; alpha's loads then
+  // split no cache line either).
+  Buffer<float, kTileElements + kShiftSlack> a32((wide ? distinct : buffered) +
+                                                 kShiftSlack);
+  Buffer<double, kTileElements + kShiftSlack> a64((wide ? buffered : distinct) +
+                                                  kShiftSlack);
+  const size_t alpha_size = wide ? sizeof(double) : sizeof(float);
+  size_t shift = 0;
   // Rows with one alpha each, consecutive in x, v and out (NCHW): many per
   // call of the planes kernel, rather than one call of the scalar-alpha
   // kernel each.
@@ -133,30 +142,41 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                 as = l.as[last];
   int64_t loaded = kNone;  // alpha offset of the row in a32/a64
   for (int64_t row = begin; row < end; ++row) {
+    char* xp = p.x.data + xo * e;
+    char* vp = job.v->data + vo * e;
+    char* op = job.out->data + oo * e;
     if (ao != loaded) {
+      if (per_element) {
+        // Where out's element falls in its 64-byte line, in alpha's units.
+        // Kept while the row is: rows of whole lines (C = 64, 512) then
+        // always start there; others would need a refill per call.
+        shift = reinterpret_cast<uintptr_t>(op) / elem * alpha_size % 64 /
+                alpha_size;
+      }
+      float* t32 = a32.data() + shift;
+      double* t64 = a64.data() + shift;
       for (size_t i = 0; i < distinct; ++i) {
         const double a =
             AlphaValue(p.alpha.dtype, af,
                        p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
                                           static_cast<int64_t>(alpha_elem));
-        a64[i] = a;
-        a32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+        t64[i] = a;
+        t32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
       }
       // The row repeated to fill the tile, doubling the copied part.
       for (size_t done = distinct; done < buffered;) {
         const size_t k = std::min(done, buffered - done);
         if (wide) {
-          std::memcpy(a64.data() + done, a64.data(), k * sizeof(double));
+          std::memcpy(t64 + done, t64, k * sizeof(double));
         } else {
-          std::memcpy(a32.data() + done, a32.data(), k * sizeof(float));
+          std::memcpy(t32 + done, t32, k * sizeof(float));
         }
         done += k;
       }
       loaded = ao;
     }
-    char* xp = p.x.data + xo * e;
-    char* vp = job.v->data + vo * e;
-    char* op = job.out->data + oo * e;
+    const float* t32 = a32.data() + shift;
+    const double* t64 = a64.data() + shift;
     const uintptr_t misaligned =
         (reinterpret_cast<uintptr_t>(xp) | reinterpret_cast<uintptr_t>(vp) |
          reinterpret_cast<uintptr_t>(op)) &
@@ -167,8 +187,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       const int64_t k =
           fuse ? std::min({tile, l.extent[last - 1] - idx[last - 1], end - row})
                : 1;
-      job.kernel({vp, xp, op, wide ? nullptr : a32.data(),
-                  wide ? a64.data() : nullptr,
+      job.kernel({vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
                   static_cast<size_t>(length * k)});
       if (k > 1) {  // skip to the last of the k rows; the step below moves on
         idx[last - 1] += k - 1;
@@ -206,17 +225,17 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       loaded = kNone;  // a32/a64 no longer hold the row at ao
     } else if (dense && !job.reference) {
       // finite_alpha kernels need alpha (as float32) finite and nonzero.
-      const float a = a32[0];
+      const float a = t32[0];
       const bool finite =
-          wide ? (a64[0] - a64[0] == 0 && a64[0] != 0) : (a - a == 0 && a != 0);
+          wide ? (t64[0] - t64[0] == 0 && t64[0] != 0) : (a - a == 0 && a != 0);
       const int d = cpu::DTypeIndex(p.dtype);
       const cpu::KernelFn k = p.backward ? job.scalar->backward[d][0][finite]
                                          : job.scalar->forward[d][0][finite];
-      k({vp, xp, op, static_cast<size_t>(length), a, a64[0], p.dtype});
+      k({vp, xp, op, static_cast<size_t>(length), a, t64[0], p.dtype});
     } else {
       for (int64_t i = 0; i < length; ++i) {
         reference::Apply(p.dtype, vp + i * vs * e, xp + i * xs * e,
-                         op + i * os * e, 1, a64[per_element ? i : 0]);
+                         op + i * os * e, 1, t64[per_element ? i : 0]);
       }
     }
     for (int k = last; k-- > 0;) {

@@ -2,6 +2,7 @@
 // version or pinned digest, refusing wrong ids, versions and modified files,
 // and calling kernel({x}) -> {y}.
 #include "lrelu/kernel.hpp"
+#include "lrelu/lrelu.h"
 
 #include <gtest/gtest.h>
 
@@ -79,8 +80,16 @@ TEST(GetKernel, ByVersion) {
   // manifest, test and bench JSON plus the five WGSL templates.
   EXPECT_EQ(k.metadata().sha256.size(), 8u);
   EXPECT_EQ(k.metadata().sha256.at("manifest.json"), k.manifest_sha256());
-  EXPECT_EQ(k.metadata().variants,
+  // metadata.json lists the CPU backend's variants as the backend table
+  // (api/backends.cc, read through the C ABI) has them, in order.
+  std::vector<std::string> cpu_variants;
+  for (size_t i = 0; lrelu_backend_variant(LRELU_BACKEND_CPU, i) != nullptr;
+       ++i) {
+    cpu_variants.push_back(lrelu_backend_variant(LRELU_BACKEND_CPU, i));
+  }
+  EXPECT_EQ(cpu_variants,
             (std::vector<std::string>{"reference", "contiguous", "strided"}));
+  EXPECT_EQ(k.metadata().variants, cpu_variants);
   EXPECT_FALSE(k.metadata().source_revision.empty());
   EXPECT_FALSE(k.metadata().build.empty());
   EXPECT_EQ(k.manifest_sha256().size(), 64u);

@@ -23,26 +23,18 @@
 namespace {
 
 std::vector<double> Alphas() {
-  std::vector<double> a = {0.01,
-                           0.1,
-                           0.2,
-                           0.25,
-                           -0.3,
-                           1e-40,
-                           -1e-45,
-                           1e-38,
-                           1.1754942e-38,
-                           FLT_MIN,
-                           FLT_MAX,
-                           3.4028235677973366e38,
-                           3.5e38,
-                           1e300,
-                           -1e-300,
-                           0.0,
-                           -0.0,
-                           std::numeric_limits<double>::infinity(),
-                           std::numeric_limits<double>::quiet_NaN(),
-                           std::numeric_limits<double>::denorm_min()};
+  std::vector<double> a = {
+      0.01, 0.1, 0.2, 0.25, -0.3, 1e-40, -1e-45, 1e-38, 1.1754942e-38, FLT_MIN,
+      FLT_MAX, 3.4028235677973366e38, 3.5e38, 1e300, -1e-300, 0.0, -0.0,
+      std::numeric_limits<double>::infinity(),
+      std::numeric_limits<double>::quiet_NaN(),
+      std::numeric_limits<double>::denorm_min(),
+      // Ties and the spacing change at powers of two
+      // (the hardware path must prove its result).
+      1.0 + 0x1p-24, 1.0 + 0x1p-23 + 0x1p-24, 1.0 - 0x1p-25, -(1.0 - 0x1p-25),
+      1.0 - 0x1p-26, 1.0 - 0x1p-25 - 0x1p-52, 1.0 - 0x1p-25 + 0x1p-52,
+      1.0 + 0x1p-24 - 0x1p-52, 0x1p-126 - 0x1p-150, 0x1p-126 + 0x1p-150,
+      0x1p-126 - 0x1p-151, 0.3, -0.3, 1.0 / 3};
   std::mt19937_64 rng(5);
   for (int i = 0; i < 2000; ++i) {
     uint64_t bits = rng();
@@ -50,6 +42,13 @@ std::vector<double> Alphas() {
     std::memcpy(&d, &bits, sizeof(d));
     a.push_back(d);
     a.push_back(std::ldexp(static_cast<double>(rng() >> 11), -60));
+    // Near a float32 value: within a few float64 steps of it or of a tie.
+    const float f = std::ldexp(static_cast<float>((rng() >> 40) | 1), -20);
+    const double step = std::ldexp(1.0, std::ilogb(f) - 52);
+    const double offset = static_cast<double>(static_cast<int>(rng() % 5) - 2);
+    a.push_back(static_cast<double>(f) + offset * step);
+    a.push_back(static_cast<double>(f) + std::ldexp(1.0, std::ilogb(f) - 24) +
+                offset * step);
   }
   return a;
 }

@@ -157,11 +157,13 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   status = ChooseVariant(options.variant, p, &variant);
   if (status != LRELU_STATUS_OK) return status;
 
-  CpuState state{};
+  // Built in place, every field set once: zeroing a local first (a string
+  // store) and copying it into the plan (wide loads of narrow stores still
+  // in flight) stalls the small call's path on store forwarding.
+  CpuState& state = *new (plan->state) CpuState;
   state.variant = variant;
-  state.args.alpha = p.alpha;
-  state.args.alpha32 = p.alpha32;
-  state.args.dtype = p.dtype;
+  state.args =
+      KernelArgs{nullptr, nullptr, nullptr, 0, p.alpha32, p.alpha, p.dtype};
   plan->variant = VariantName(variant);
   plan->simd_target = target->name;
   plan->device = CpuDeviceName(0);
@@ -204,7 +206,6 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
     state.kernel = table[dtype][0][finite ? 1 : 0];
     state.stream_kernel = table[dtype][stream ? 1 : 0][finite ? 1 : 0];
   }
-  std::memcpy(plan->state, &state, sizeof(state));
   return LRELU_STATUS_OK;
 }
 
@@ -240,8 +241,10 @@ void RunTask(void* context, size_t index) {
 
 lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
                           const lrelu_thread_pool_t* pool) {
-  CpuState state;
-  std::memcpy(&state, plan.state, sizeof(state));
+  // The state CpuPlan built in place, read field by field (a copy's wide
+  // loads would stall on the narrow stores of a plan made just before).
+  const CpuState& state =
+      *std::launder(reinterpret_cast<const CpuState*>(plan.state));
   if (state.variant == Variant::kEmpty) return LRELU_STATUS_OK;
   // Streaming stores need element-aligned output. Element sizes are powers
   // of two: masks, not divisions, on the small call's path.

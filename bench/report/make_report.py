@@ -60,7 +60,7 @@ def build(merged, command, plot_name):
                                                for r in records)]
     sizes = sorted({r['n'] for r in records})
     picks = {1 << 10, 256 << 10, 64 << 20}
-    g = goals.all_goals(records, dtypes, sizes)
+    g, earlier = goals.all_goals(records, dtypes, sizes)
     noisy = sum(1 for r in records if r.get('supported') and r['noisy'])
     cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '?')
     parts = [
@@ -94,7 +94,17 @@ def build(merged, command, plot_name):
         '',
         '## Goals',
         '',
+        'Issue 16 (small calls, float16/bfloat16 in cache against '
+        'XNNPACK\'s float16, two threads never slower than one, Python '
+        'against torch) and the out-of-cache bandwidth; a missed row says '
+        'why.',
+        '',
         tables.goals_table(g),
+        '',
+        '### Earlier goals (issue 7): in cache within 1.1x of the SIMD '
+        'copy, 1 Ki within 1.1x of memcpy',
+        '',
+        tables.goals_table(earlier),
         '',
         '## Key numbers: lrelu against the best peer and the copies',
         '',

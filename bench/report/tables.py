@@ -80,9 +80,13 @@ def key_table(records, dtypes, sizes, picks):
 
 
 def goals_table(goals):
+    """A missed goal that says why (issue 16's rows) gets the reason in its
+    last cell."""
     lines = ['| goal | measured | target | met |', '|---|---|---|---|']
     for g in goals:
         met = 'yes' if g['met'] else '**no**'
+        if not g['met'] and g.get('why'):
+            met += f": {g['why']}"
         extra = ' (f64: not a stated goal)' if g.get('extra') else ''
         lines.append(f"| {g['goal']}{extra} | {g['measured']} | "
                      f"{g['target']} | {met} |")

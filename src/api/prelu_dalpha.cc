@@ -114,9 +114,11 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   int64_t rows = 1;
   for (size_t k = 0; k < outer; ++k) rows *= extent[k];
   std::vector<int64_t> idx(outer, 0);
+  // One sum reused for every alpha element: Clear() touches only the limbs
+  // used, and FlushInto leaves the bins empty.
+  reference::ExactSum sum;
+  reference::BinnedSum bins;
   for (int64_t k = begin; k < end; ++k) {
-    reference::ExactSum sum;
-    reference::BinnedSum bins;
     if (!empty) {
       const char* xp = p.x.data + x_offsets[k] * e;
       const char* dyp = p.dy.data + dy_offsets[k] * e;
@@ -148,6 +150,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     products.FlushInto(&bins);
     bins.FlushInto(&sum);
     out[k] = sum.Round(fa);
+    sum.Clear();
   }
 }
 

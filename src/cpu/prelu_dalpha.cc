@@ -205,7 +205,7 @@ bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
     const uint32_t slot = std::min(std::max(field >> 2, uint32_t{kSlotBase}),
                                    uint32_t{kSlotBase + kSlots - 1}) -
                           kSlotBase;
-    bin_[slot] += ((m << (field & 3)) ^ negative) - negative;
+    bin_[0][slot] += ((m << (field & 3)) ^ negative) - negative;
     special |= static_cast<uint64_t>(field == 0x7ffu);
   }
   return special != 0;
@@ -228,7 +228,11 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
     if (xs == 1 && dys == 1) {
       special = terms_fn_->terms[format](xb, dyb, static_cast<size_t>(run),
                                          value_, index_);
-      for (int64_t i = 0; i < run; ++i) bin_[index_[i]] += value_[i];
+      int64_t i = 0;
+      for (; i + kBanks <= run; i += kBanks) {
+        for (int b = 0; b < kBanks; ++b) bin_[b][index_[i + b]] += value_[i + b];
+      }
+      for (; i < run; ++i) bin_[0][index_[i]] += value_[i];
     } else {
       special = format == 1   ? AddStrided<F16>(xb, xs, dyb, dys, run)
                 : format == 2 ? AddStrided<BF16>(xb, xs, dyb, dys, run)
@@ -247,7 +251,16 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  FlushSlots(bin_, bins);
+  // The banks together hold at most kMaxTerms terms, so their sum per slot
+  // stays below 2^62 as one bank's would: add them up (wrapping adds of
+  // two's complement values, exact) and flush once.
+  for (int b = 1; b < kBanks; ++b) {
+    for (int slot = 0; slot < kSlots; ++slot) {
+      bin_[0][slot] += bin_[b][slot];
+      bin_[b][slot] = 0;
+    }
+  }
+  FlushSlots(bin_[0], bins);
   terms_ = 0;
 }
 

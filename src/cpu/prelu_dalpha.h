@@ -79,9 +79,13 @@ class ProductBins {
   bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
                   int64_t n);
 
+  // Consecutive terms go to kBanks sets of slots in turn: terms of similar
+  // magnitude share a slot, and one set would make every add wait for the
+  // previous one's store.
+  static constexpr int kBanks = 4;
   const TermsTable* terms_fn_;
-  uint64_t bin_[kSlots];  // two's complement; exact while below 2^63
-  int64_t terms_;         // added since the last flush
+  uint64_t bin_[kBanks][kSlots];  // two's complement; exact below 2^63
+  int64_t terms_;                 // added since the last flush
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
 };

@@ -79,8 +79,20 @@ double ToDouble(const Format& f, uint64_t bits) {
   return v;
 }
 
-void ExactSum::Clear() {
+ExactSum::ExactSum() {
   std::memset(limb_, 0, sizeof(limb_));
+  lo_ = kLimbs;
+  hi_ = 0;
+  pending_ = 0;
+  nan_ = pos_inf_ = neg_inf_ = false;
+}
+
+void ExactSum::Clear() {
+  // Limbs outside [lo_, hi_] are zero already.
+  if (lo_ <= hi_) {
+    std::memset(limb_ + lo_, 0,
+                static_cast<size_t>(hi_ - lo_ + 1) * sizeof(limb_[0]));
+  }
   lo_ = kLimbs;
   hi_ = 0;
   pending_ = 0;

@@ -44,7 +44,8 @@ double ToDouble(const Format& format, uint64_t bits);
 
 class ExactSum {
  public:
-  ExactSum() { Clear(); }
+  ExactSum();
+  // Back to zero; touches only the limbs in use (cheap to reuse one sum).
   void Clear();
 
   // Adds the exact product a * b of two decoded values (IEEE rules for the

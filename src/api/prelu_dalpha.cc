@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
@@ -67,6 +69,62 @@ int64_t TargetBit(const PreluPlan& p) {
   }
   return targets[0].bit;
 }
+
+// Storage kept between calls, up to kKeepBytes a piece: the gradient of one
+// layer, call after call, then touches no new pages (most of an in-cache
+// call's time otherwise), and nothing needs zeroing where the sums leave
+// their storage zero (BinnedSum after FlushInto, ChannelBins after Flush;
+// ExactSum::Clear touches only the limbs used). Pieces are taken from and
+// given back to a list under a mutex (an uncontended lock per task), not
+// held in thread_local objects, whose destructors would pin liblrelu.so in
+// memory after dlclose. Freed when the library is unloaded.
+constexpr size_t kKeepBytes = size_t{16} << 20;
+
+template <class T>
+class Kept {
+ public:
+  // At least n elements; `bytes`: what they will hold in all (the cap).
+  Kept(size_t n, size_t bytes) {
+    if (bytes <= kKeepBytes) {
+      {
+        std::lock_guard<std::mutex> lock(List().mutex);
+        if (!List().free.empty()) {
+          held_ = std::move(List().free.back());
+          List().free.pop_back();
+        }
+      }
+      if (held_ == nullptr) held_ = std::make_unique<std::vector<T>>();
+      if (held_->size() < n) held_->resize(n);
+      data_ = held_->data();
+    } else {
+      local_.resize(n);
+      data_ = local_.data();
+    }
+  }
+  ~Kept() {
+    if (held_ != nullptr) {
+      std::lock_guard<std::mutex> lock(List().mutex);
+      List().free.push_back(std::move(held_));
+    }
+  }
+  Kept(const Kept&) = delete;
+  Kept& operator=(const Kept&) = delete;
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  struct Pieces {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<std::vector<T>>> free;
+  };
+  static Pieces& List() {
+    static Pieces pieces;
+    return pieces;
+  }
+  std::unique_ptr<std::vector<T>> held_;
+  std::vector<T> local_;
+  T* data_ = nullptr;
+};
 
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
@@ -160,7 +218,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
 struct RowSumJob {
   const PreluPlan* p;
   int64_t rows, per_task;
-  std::vector<std::vector<reference::ExactSum>>* partial;  // [task][channel]
+  reference::ExactSum* partial;  // [task][channel]
 };
 
 // What task `task` of `job` sums: rows [begin, end) (none where begin >=
@@ -169,14 +227,15 @@ struct RowTask {
   int64_t begin, end;
   size_t rank;
   int64_t channels;
-  std::vector<reference::ExactSum>& sums;
+  reference::ExactSum* sums;
 };
 
 RowTask TaskOf(const RowSumJob& job, size_t task) {
   const int64_t begin = static_cast<int64_t>(task) * job.per_task;
   const size_t rank = job.p->x.shape.size();
   return {begin, std::min(begin + job.per_task, job.rows), rank,
-          job.p->x.shape[rank - 1], (*job.partial)[task]};
+          job.p->x.shape[rank - 1],
+          job.partial + task * static_cast<size_t>(job.p->x.shape[rank - 1])};
 }
 
 void SumRows(const RowSumJob& job, size_t task) {
@@ -184,7 +243,8 @@ void SumRows(const RowSumJob& job, size_t task) {
   const auto [begin, end, rank, channels, sums] = TaskOf(job, task);
   if (begin >= end) return;
   cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
-  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  const auto count = static_cast<size_t>(channels);
+  Kept<reference::BinnedSum> bins(count, count * sizeof(reference::BinnedSum));
   const size_t elem = lrelu_dtype_size(p.dtype);
   const auto e = static_cast<int64_t>(elem);
   const reference::Format f = reference::FormatOf(p.dtype);
@@ -277,12 +337,16 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     dyo += idx[k] * dys[k];
   }
   const int64_t xc = p.x.strides[rank - 1], dyc = p.dy.strides[rank - 1];
-  std::vector<reference::BinnedSum> bins(static_cast<size_t>(channels));
+  const auto count = static_cast<size_t>(channels);
+  Kept<reference::BinnedSum> bins(count, count * sizeof(reference::BinnedSum));
   cpu::ProductBins products(TargetBit(p));
   alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
-  std::unique_ptr<cpu::ChannelBins> by_row;
-  if (xc == 1 && dyc == 1 && channels >= 16) {
-    by_row = std::make_unique<cpu::ChannelBins>(TargetBit(p), channels);
+  const bool rows = xc == 1 && dyc == 1 && channels >= 16;
+  Kept<cpu::ChannelBins> kept_bins(1, rows ? count * cpu::kSlots * 8 : 0);
+  cpu::ChannelBins* by_row = nullptr;
+  if (rows) {
+    by_row = kept_bins.data();
+    by_row->Reset(TargetBit(p), channels);
   }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
@@ -291,7 +355,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     if (by_row) {  // channels contiguous: whole rows, in memory order
       for (int64_t i = 0; i < seg; ++i) {
         by_row->AddRow(p.dtype, xr + i * xs[last] * e, dyr + i * dys[last] * e,
-                       bins.data(), sums.data());
+                       bins.data(), sums);
       }
     }
     for (int64_t c = 0; c < (by_row ? 0 : channels); ++c) {
@@ -335,7 +399,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
       idx[k] = 0;
     }
   }
-  if (by_row) by_row->Flush(bins.data(), sums.data());
+  if (by_row) by_row->Flush(bins.data(), sums);
   for (int64_t c = 0; c < channels; ++c) {
     bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
   }
@@ -353,10 +417,10 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
       p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
   tasks =
       std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
-  std::vector<std::vector<reference::ExactSum>> partial(
-      static_cast<size_t>(tasks),
-      std::vector<reference::ExactSum>(static_cast<size_t>(channels)));
-  job.partial = &partial;
+  const auto sums = static_cast<size_t>(tasks * channels);
+  Kept<reference::ExactSum> partial(sums, sums * sizeof(reference::ExactSum));
+  for (size_t i = 0; i < sums; ++i) partial[i].Clear();
+  job.partial = partial.data();
   job.per_task = (job.rows + tasks - 1) / tasks;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   if (tasks == 1) {
@@ -373,11 +437,11 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   }
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
   for (int64_t c = 0; c < channels; ++c) {
-    for (size_t t = 1; t < partial.size(); ++t) {
-      partial[0][static_cast<size_t>(c)].Merge(
-          partial[t][static_cast<size_t>(c)]);
+    const auto k = static_cast<size_t>(c);
+    for (int64_t t = 1; t < tasks; ++t) {
+      partial[k].Merge(partial[static_cast<size_t>(t * channels) + k]);
     }
-    out[c] = partial[0][static_cast<size_t>(c)].Round(fa);
+    out[c] = partial[k].Round(fa);
   }
 }
 

@@ -230,7 +230,8 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
                                          value_, index_);
       int64_t i = 0;
       for (; i + kBanks <= run; i += kBanks) {
-        for (int b = 0; b < kBanks; ++b) bin_[b][index_[i + b]] += value_[i + b];
+        for (int b = 0; b < kBanks; ++b)
+          bin_[b][index_[i + b]] += value_[i + b];
       }
       for (; i < run; ++i) bin_[0][index_[i]] += value_[i];
     } else {
@@ -277,11 +278,13 @@ void FlushSlots(uint64_t* slots, reference::BinnedSum* bins) {
   slots[0] = slots[kSlots - 1] = 0;
 }
 
-ChannelBins::ChannelBins(int64_t target, int64_t channels)
-    : terms_fn_(&TermsFor(target)),
-      channels_(channels),
-      rows_(0),
-      slots_(static_cast<size_t>(channels * kSlots), 0) {}
+void ChannelBins::Reset(int64_t target, int64_t channels) {
+  terms_fn_ = &TermsFor(target);
+  channels_ = channels;
+  rows_ = 0;
+  const auto size = static_cast<size_t>(channels * kSlots);
+  if (slots_.size() < size) slots_.resize(size, 0);
+}
 
 void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
                          reference::BinnedSum* bins,

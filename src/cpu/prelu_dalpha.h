@@ -96,7 +96,13 @@ class ProductBins {
 // channel's slots, so no strided reads. channels * 1.1 KiB.
 class ChannelBins {
  public:
-  ChannelBins(int64_t target, int64_t channels);
+  ChannelBins() = default;
+  ChannelBins(int64_t target, int64_t channels) { Reset(target, channels); }
+
+  // Ready for `channels` channels with `target`'s kernel. The slots must be
+  // all zero, as they are after Flush() (so an object can be kept and
+  // reused between calls without clearing).
+  void Reset(int64_t target, int64_t channels);
 
   // Adds x[c] * dy[c] where x[c] < 0 to channel c, for c < channels (x, dy
   // contiguous). bins[c] / sums[c]: channel c's (flushes, inf/NaN).
@@ -108,9 +114,9 @@ class ChannelBins {
   void Flush(reference::BinnedSum* bins, reference::ExactSum* sums);
 
  private:
-  const TermsTable* terms_fn_;
-  int64_t channels_;
-  int64_t rows_;                 // since the last flush
+  const TermsTable* terms_fn_ = nullptr;
+  int64_t channels_ = 0;
+  int64_t rows_ = 0;             // since the last flush
   std::vector<uint64_t> slots_;  // [channel][kSlots]
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];

@@ -375,19 +375,110 @@ TEST_F(BindMisuseTest, EmptyTensorsTakeAnyPointer) {
   lrelu_executor_destroy(e);
 }
 
-TEST_F(BindMisuseTest, PreluExecutorsAreNotRebindable) {
-  std::vector<float> alpha = {0.25f};
-  int64_t one[1] = {1};
-  lrelu_tensor_t tx{x_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
-  lrelu_tensor_t ta{alpha.data(), LRELU_DTYPE_FLOAT32, 1, one, nullptr};
-  lrelu_tensor_t ty{y_.data(), LRELU_DTYPE_FLOAT32, 1, shape_, nullptr};
+// PReLU executors re-bound: {x, alpha, y} and {dy, x, alpha, dx, dalpha}
+// give what a one-shot call on the new data gives, bit for bit; the planned
+// relations are enforced as for LeakyReLU's.
+class PreluBindTest : public ::testing::Test {
+ protected:
+  static std::vector<float> Values(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    std::vector<float> v(n);
+    for (float& f : v) f = normal(rng);
+    return v;
+  }
+  lrelu_tensor_t T(std::vector<float>& v, const int64_t* shape, int rank) {
+    return {v.data(), LRELU_DTYPE_FLOAT32, rank, shape, nullptr};
+  }
+  int64_t shape_[2] = {5, 7};  // NHWC-like: alpha along the last axis
+  int64_t ashape_[1] = {7};
+};
+
+TEST_F(PreluBindTest, ForwardGivesTheOneShotBits) {
+  for (bool in_place : {false, true}) {
+    auto x1 = Values(35, 1), x2 = Values(35, 2), a1 = Values(7, 3),
+         a2 = Values(7, 4);
+    std::vector<float> y1(35), y2(35), want(35);
+    lrelu_tensor_t tx = T(x1, shape_, 2), ta = T(a1, ashape_, 1),
+                   ty = in_place ? tx : T(y1, shape_, 2);
+    size_t ws = 0;
+    lrelu_executor_t* e = nullptr;
+    ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr, &ws, &e),
+              LRELU_STATUS_OK)
+        << lrelu_last_error();
+    lrelu_tensor_t tx2 = T(x2, shape_, 2), ta2 = T(a2, ashape_, 1),
+                   tw = T(want, shape_, 2);
+    ASSERT_EQ(lrelu_prelu(&tx2, &ta2, &tw, nullptr), LRELU_STATUS_OK);
+    void* const data[] = {x2.data(), a2.data(),
+                          in_place ? x2.data() : y2.data()};
+    ASSERT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_OK)
+        << lrelu_last_error();
+    ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+    EXPECT_EQ(0, std::memcmp(in_place ? x2.data() : y2.data(), want.data(),
+                             want.size() * sizeof(float)));
+    // The planned relation of x and y holds for new pointers too.
+    void* const broken[] = {x2.data(), a2.data(),
+                            in_place ? y2.data() : x2.data()};
+    EXPECT_EQ(lrelu_executor_bind(e, broken, 3), LRELU_STATUS_OVERLAP);
+    // y over alpha, NULL alpha, the wrong count: refused, nothing changed.
+    void* const over[] = {x2.data(), a2.data(), a2.data()};
+    if (!in_place) {
+      EXPECT_EQ(lrelu_executor_bind(e, over, 3), LRELU_STATUS_OVERLAP);
+    }
+    void* const null_alpha[] = {x2.data(), nullptr,
+                                in_place ? x2.data() : y2.data()};
+    EXPECT_EQ(lrelu_executor_bind(e, null_alpha, 3), LRELU_STATUS_NULL_DATA);
+    EXPECT_EQ(lrelu_executor_bind(e, data, 2), LRELU_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(lrelu_last_error()).find("x, alpha, y"),
+              std::string::npos)
+        << lrelu_last_error();
+    lrelu_executor_destroy(e);
+  }
+}
+
+TEST_F(PreluBindTest, GradientGivesTheOneShotBits) {
+  auto dy1 = Values(35, 5), x1 = Values(35, 6), a1 = Values(7, 7);
+  auto dy2 = Values(35, 8), x2 = Values(35, 9), a2 = Values(7, 10);
+  std::vector<float> dx1(35), da1(7), dx2(35), da2(7), want_dx(35), want_da(7);
+  lrelu_tensor_t tdy = T(dy1, shape_, 2), tx = T(x1, shape_, 2),
+                 ta = T(a1, ashape_, 1), tdx = T(dx1, shape_, 2),
+                 tda = T(da1, ashape_, 1);
   size_t ws = 0;
   lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr, &ws, &e),
+  ASSERT_EQ(lrelu_prelu_backward_get_workspace_size(&tdy, &tx, &ta, &tdx, &tda,
+                                                    nullptr, &ws, &e),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  lrelu_tensor_t tdy2 = T(dy2, shape_, 2), tx2 = T(x2, shape_, 2),
+                 ta2 = T(a2, ashape_, 1), twdx = T(want_dx, shape_, 2),
+                 twda = T(want_da, ashape_, 1);
+  ASSERT_EQ(lrelu_prelu_backward(&tdy2, &tx2, &ta2, &twdx, &twda, nullptr),
             LRELU_STATUS_OK);
-  void* const data[] = {x_.data(), alpha.data(), z_.data()};
-  EXPECT_EQ(lrelu_executor_bind(e, data, 3), LRELU_STATUS_UNSUPPORTED_VARIANT);
-  EXPECT_NE(Error().find("plan again"), std::string::npos) << Error();
+  void* const data[] = {dy2.data(), x2.data(), a2.data(), dx2.data(),
+                        da2.data()};
+  ASSERT_EQ(lrelu_executor_bind(e, data, 5), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(0, std::memcmp(dx2.data(), want_dx.data(), 35 * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(da2.data(), want_da.data(), 7 * sizeof(float)));
+  // dalpha over dx, and a dalpha for an executor planned without one.
+  void* const over[] = {dy2.data(), x2.data(), a2.data(), dx2.data(),
+                        dx2.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, over, 5), LRELU_STATUS_OVERLAP);
+  lrelu_executor_destroy(e);
+  ASSERT_EQ(lrelu_prelu_backward_get_workspace_size(&tdy, &tx, &ta, &tdx,
+                                                    nullptr, nullptr, &ws, &e),
+            LRELU_STATUS_OK);
+  EXPECT_EQ(lrelu_executor_bind(e, data, 5), LRELU_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lrelu_last_error()).find("without dalpha"),
+            std::string::npos)
+      << lrelu_last_error();
+  void* const no_dalpha[] = {dy2.data(), x2.data(), a2.data(), dx2.data(),
+                             nullptr};
+  ASSERT_EQ(lrelu_executor_bind(e, no_dalpha, 5), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(0, std::memcmp(dx2.data(), want_dx.data(), 35 * sizeof(float)));
   lrelu_executor_destroy(e);
 }
 

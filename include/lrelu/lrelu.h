@@ -268,12 +268,15 @@ LRELU_API lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
  * byte with it. Any alignment is accepted. On failure the executor keeps
  * its previous pointers.
  * @param data the tensors' data pointers, in the order of the stage-one
- *   call's tensor arguments: forward {x, y}; gradient {dy, s, dx}. (PReLU
- *   executors would take {x, alpha, y} and {dy, x, alpha, dx, dalpha}; they
- *   and the device backends' executors are not re-bindable yet and answer
- *   LRELU_STATUS_UNSUPPORTED_VARIANT: plan again.)
- * @param count the number of pointers: 2 forward, 3 gradient; any other
- *   count is LRELU_STATUS_INVALID_ARGUMENT.
+ *   call's tensor arguments: forward {x, y}; gradient {dy, s, dx}; PReLU
+ *   (CPU) forward {x, alpha, y}, gradient {dy, x, alpha, dx, dalpha} with
+ *   NULL for a dx or dalpha the executor was planned without (alpha and
+ *   dalpha are checked as the outputs are: NULL, address space, y, dx and
+ *   dalpha disjoint from alpha and each other as planned). The device
+ *   backends' executors are not re-bindable yet and answer
+ *   LRELU_STATUS_UNSUPPORTED_VARIANT: plan again.
+ * @param count the number of pointers: 2 forward, 3 gradient, PReLU 3 and
+ *   5; any other count is LRELU_STATUS_INVALID_ARGUMENT.
  * Not to be called while the same executor runs in lrelu_execute. */
 LRELU_API lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
                                              void* const* data, size_t count);

@@ -30,6 +30,12 @@ bool DestroyExecutor(lrelu_executor* e);
 // PReLU planner validates its options and x/y layouts through it).
 lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan);
 
+// PReLU's CPU executors (api/prelu.cc): whether plan is one, and
+// lrelu_executor_bind for them (data: {x, alpha, y} or {dy, x, alpha, dx,
+// dalpha}, NULL where planned without dx or dalpha).
+bool IsPreluPlan(const Plan& plan);
+lrelu_status_t RebindPrelu(Plan* plan, void* const* data, size_t count);
+
 // Wraps a finished plan in a new executor (the stage-one calls of every
 // entry point: api/lrelu.cc, api/prelu.cc).
 lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,

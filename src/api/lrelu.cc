@@ -257,8 +257,9 @@ lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
                                    void* const* data, size_t count) {
   if (!lrelu::LiveExecutor(executor)) return LRELU_STATUS_INVALID_EXECUTOR;
   Plan& plan = executor->plan;
-  // Plans that depend on the pointers (device checks and access widths) or
-  // keep views of their own (PReLU) are not re-bound; they plan again.
+  if (lrelu::IsPreluPlan(plan)) return lrelu::RebindPrelu(&plan, data, count);
+  // Plans that depend on the pointers (device checks and access widths) are
+  // not re-bound; they plan again.
   if (plan.backend != &lrelu::CpuBackend()) {
     return lrelu::Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
                        "this executor (backend %s, variant %s) cannot be "

@@ -164,6 +164,7 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
   if (!Disjoint(p->y, p->alpha)) {
     return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
   }
+  p->checked = checked.problem;
   p->dtype = x->dtype;
   return Finish(std::move(p), target, plan);
 }
@@ -210,6 +211,7 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
       LRELU_STATUS_OK) {
     return s;
   }
+  p->checked = checked.problem;
   if (p->has_dx) {
     if (!Disjoint(p->dx, p->alpha)) {
       return Fail(LRELU_STATUS_OVERLAP, "dx and alpha share memory");
@@ -237,6 +239,70 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
 }
 
 }  // namespace
+
+bool IsPreluPlan(const Plan& plan) { return plan.backend == &kPreluBackend; }
+
+lrelu_status_t RebindPrelu(Plan* plan, void* const* data, size_t count) {
+  const auto& old = *static_cast<const PreluPlan*>(plan->extension.get());
+  const size_t expected = old.backward ? 5 : 3;
+  if (data == nullptr || count != expected) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "lrelu_executor_bind needs %zu data pointers for this PReLU "
+                "executor (%s), got %zu%s",
+                expected,
+                old.backward ? "dy, x, alpha, dx, dalpha" : "x, alpha, y",
+                count, data == nullptr ? " (data is NULL)" : "");
+  }
+  if (old.backward && ((!old.has_dx && data[3] != nullptr) ||
+                       (!old.has_dalpha && data[4] != nullptr))) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "this executor was planned without %s: pass NULL for it "
+                "(or plan again)",
+                !old.has_dx && data[3] != nullptr ? "dx" : "dalpha");
+  }
+  auto p = std::make_shared<PreluPlan>(old);
+  Problem problem = old.checked;
+  lrelu_status_t s = LRELU_STATUS_OK;
+  if (!old.backward) {
+    // x and y as LeakyReLU's executors check them (NULL, address space, in
+    // place or disjoint as planned).
+    s = RebindProblem(data[0], data[0], data[2], &problem);
+    p->x.data = static_cast<char*>(data[0]);
+    p->alpha.data = static_cast<char*>(data[1]);
+    p->y.data = static_cast<char*>(data[2]);
+  } else {
+    if (old.has_dx) s = RebindProblem(data[0], data[1], data[3], &problem);
+    p->dy.data = static_cast<char*>(data[0]);
+    p->x.data = static_cast<char*>(data[1]);
+    p->alpha.data = static_cast<char*>(data[2]);
+    if (old.has_dx) p->dx.data = static_cast<char*>(data[3]);
+    if (old.has_dalpha) p->dalpha.data = static_cast<char*>(data[4]);
+  }
+  if (s != LRELU_STATUS_OK) return s;
+  if ((s = CheckPlaced(p->x, "x")) != LRELU_STATUS_OK ||
+      (s = CheckPlaced(p->alpha, "alpha")) != LRELU_STATUS_OK) {
+    return s;
+  }
+  if (!old.backward) {
+    if (!Disjoint(p->y, p->alpha)) {
+      return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
+    }
+  } else {
+    if ((s = CheckPlaced(p->dy, "dy")) != LRELU_STATUS_OK) return s;
+    if (old.has_dx && !Disjoint(p->dx, p->alpha)) {
+      return Fail(LRELU_STATUS_OVERLAP, "dx and alpha share memory");
+    }
+    if (old.has_dalpha) {
+      if ((s = CheckPlaced(p->dalpha, "dalpha")) != LRELU_STATUS_OK) return s;
+      if (old.has_dx && !Disjoint(p->dalpha, p->dx)) {
+        return Fail(LRELU_STATUS_OVERLAP, "dalpha and dx share memory");
+      }
+    }
+  }
+  plan->extension = std::move(p);
+  return LRELU_STATUS_OK;
+}
+
 }  // namespace lrelu
 
 extern "C" {

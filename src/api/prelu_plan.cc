@@ -54,6 +54,30 @@ void ByteRange(const View& v, uintptr_t* lo, uintptr_t* hi) {
   *hi = base + static_cast<uintptr_t>(h + elem - 1);
 }
 
+lrelu_status_t CheckPlaced(const View& v, const char* name) {
+  if (v.n == 0) return LRELU_STATUS_OK;
+  if (v.data == nullptr) {
+    return Fail(LRELU_STATUS_NULL_DATA,
+                "%s is NULL but the executor's %s has %lld elements", name,
+                name, static_cast<long long>(v.n));
+  }
+  // Offsets of the lowest and highest byte (validated when planned: they
+  // fit in 64 bits); the address must not wrap around with them.
+  const auto elem = static_cast<int64_t>(lrelu_dtype_size(v.dtype));
+  int64_t lo = 0, hi = elem - 1;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const int64_t r = v.strides[i] * (v.shape[i] - 1) * elem;
+    (r < 0 ? lo : hi) += r;
+  }
+  const auto base = reinterpret_cast<uintptr_t>(v.data);
+  if ((lo < 0 && base < static_cast<uintptr_t>(-(lo + 1)) + 1) ||
+      UINTPTR_MAX - base < static_cast<uintptr_t>(hi)) {
+    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
+                "%s's strides reach outside the address space", name);
+  }
+  return LRELU_STATUS_OK;
+}
+
 bool Disjoint(const View& a, const View& b) {
   if (a.n == 0 || b.n == 0) return true;
   uintptr_t alo, ahi, blo, bhi;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/problem.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu::prelu_impl {
@@ -41,7 +42,17 @@ struct PreluPlan {
   lrelu_thread_pool_t pool = {};
   bool has_variant = false, has_target = false;
   std::string variant, cpu_target;
+  // LeakyReLU's problem of x -> y (dy, x -> dx) as planned, for
+  // lrelu_executor_bind's checks of new pointers (RebindProblem); unused
+  // for a gradient without dx.
+  Problem checked;
 };
+
+// Whether a view placed at its data pointer has NULL data with elements
+// (LRELU_STATUS_NULL_DATA) or reaches outside the address space
+// (LRELU_STATUS_SIZE_OVERFLOW): what lrelu_executor_bind checks of alpha,
+// dalpha and the inputs LeakyReLU's problem does not cover.
+lrelu_status_t CheckPlaced(const View& v, const char* name);
 
 // Structural checks of one tensor (api/problem.h's CheckTensor); fills *v
 // with its shape and explicit strides.

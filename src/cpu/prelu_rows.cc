@@ -21,9 +21,11 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Per dtype: the storage tag for a compute tag DF, and the rule on one
 // vector of storage lanes (v, s) with the lanes' alpha av in the compute
 // type A. Masks come from s; lanes where s is not negative keep v's bits.
-struct F32 {
-  using T = float;
-  using A = float;
+// float32 and float64: stored and computed in the type itself.
+template <typename Type>
+struct Native {
+  using T = Type;
+  using A = Type;
   template <class DF>
   using Storage = DF;
   template <class DF>
@@ -32,18 +34,8 @@ struct F32 {
     return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), Opaque(hn::Mul(v, av)), v);
   }
 };
-
-struct F64 {
-  using T = double;
-  using A = double;
-  template <class DF>
-  using Storage = DF;
-  template <class DF>
-  static HWY_INLINE hn::Vec<DF> Apply(DF d, hn::Vec<DF> v, hn::Vec<DF> s,
-                                      hn::Vec<DF> av) {
-    return hn::IfThenElse(hn::Lt(s, hn::Zero(d)), Opaque(hn::Mul(v, av)), v);
-  }
-};
+using F32 = Native<float>;
+using F64 = Native<double>;
 
 // 16-bit storage: DF is a float32 tag; s < 0 is an integer test on the bits
 // (negative finite or -inf), so NaN payloads never go through a conversion.

@@ -134,10 +134,13 @@ lrelu_status_t Finish(std::shared_ptr<PreluPlan> p, const char* target,
   return LRELU_STATUS_OK;
 }
 
+// for_executor: the plan goes into an executor (lrelu_executor_bind needs
+// the checked problem); false for one-shot calls.
 lrelu_status_t BuildForward(const lrelu_tensor_t* x,
                             const lrelu_tensor_t* alpha,
                             const lrelu_tensor_t* y,
-                            const lrelu_options_t* options, Plan* plan) {
+                            const lrelu_options_t* options, bool for_executor,
+                            Plan* plan) {
   auto p = std::make_shared<PreluPlan>();
   lrelu_status_t s;
   if ((s = CheckView(x, "x", &p->x)) != LRELU_STATUS_OK) return s;
@@ -164,7 +167,9 @@ lrelu_status_t BuildForward(const lrelu_tensor_t* x,
   if (!Disjoint(p->y, p->alpha)) {
     return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
   }
-  p->checked = checked.problem;
+  if (for_executor) {
+    p->checked = std::make_shared<const Problem>(checked.problem);
+  }
   p->dtype = x->dtype;
   return Finish(std::move(p), target, plan);
 }
@@ -173,7 +178,8 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
                              const lrelu_tensor_t* alpha,
                              const lrelu_tensor_t* dx,
                              const lrelu_tensor_t* dalpha,
-                             const lrelu_options_t* options, Plan* plan) {
+                             const lrelu_options_t* options, bool for_executor,
+                             Plan* plan) {
   auto p = std::make_shared<PreluPlan>();
   p->backward = true;
   lrelu_status_t s;
@@ -211,7 +217,9 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
       LRELU_STATUS_OK) {
     return s;
   }
-  p->checked = checked.problem;
+  if (for_executor) {
+    p->checked = std::make_shared<const Problem>(checked.problem);
+  }
   if (p->has_dx) {
     if (!Disjoint(p->dx, p->alpha)) {
       return Fail(LRELU_STATUS_OVERLAP, "dx and alpha share memory");
@@ -261,7 +269,10 @@ lrelu_status_t RebindPrelu(Plan* plan, void* const* data, size_t count) {
                 !old.has_dx && data[3] != nullptr ? "dx" : "dalpha");
   }
   auto p = std::make_shared<PreluPlan>(old);
-  Problem problem = old.checked;
+  if (old.checked == nullptr) {
+    return Fail(LRELU_STATUS_INTERNAL, "PReLU executor without its problem");
+  }
+  Problem problem = *old.checked;
   lrelu_status_t s = LRELU_STATUS_OK;
   if (!old.backward) {
     // x and y as LeakyReLU's executors check them (NULL, address space, in
@@ -317,7 +328,7 @@ lrelu_status_t lrelu_prelu_get_workspace_size(const lrelu_tensor_t* x,
   lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
-  s = lrelu::BuildForward(x, alpha, y, options, &plan);
+  s = lrelu::BuildForward(x, alpha, y, options, true, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return lrelu::NewExecutorFor(plan, workspace_size, executor);
 }
@@ -327,7 +338,8 @@ lrelu_status_t lrelu_prelu(const lrelu_tensor_t* x, const lrelu_tensor_t* alpha,
                            const lrelu_options_t* options) {
   lrelu::ClearError();
   lrelu::Plan plan;
-  const lrelu_status_t s = lrelu::BuildForward(x, alpha, y, options, &plan);
+  const lrelu_status_t s =
+      lrelu::BuildForward(x, alpha, y, options, false, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return plan.backend->execute(plan, nullptr, 0, nullptr);
 }
@@ -341,7 +353,7 @@ lrelu_status_t lrelu_prelu_backward_get_workspace_size(
   lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
-  s = lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, &plan);
+  s = lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, true, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return lrelu::NewExecutorFor(plan, workspace_size, executor);
 }
@@ -355,7 +367,7 @@ lrelu_status_t lrelu_prelu_backward(const lrelu_tensor_t* dy,
   lrelu::ClearError();
   lrelu::Plan plan;
   const lrelu_status_t s =
-      lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, &plan);
+      lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, false, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return plan.backend->execute(plan, nullptr, 0, nullptr);
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,9 +44,10 @@ struct PreluPlan {
   bool has_variant = false, has_target = false;
   std::string variant, cpu_target;
   // LeakyReLU's problem of x -> y (dy, x -> dx) as planned, for
-  // lrelu_executor_bind's checks of new pointers (RebindProblem); unused
-  // for a gradient without dx.
-  Problem checked;
+  // lrelu_executor_bind's checks of new pointers (RebindProblem): kept by
+  // executors only (one-shot calls skip the 2 KiB copy); unused for a
+  // gradient without dx.
+  std::shared_ptr<const Problem> checked;
 };
 
 // Whether a view placed at its data pointer has NULL data with elements

@@ -178,23 +178,27 @@ void Planes(const PreluPlanesArgs& args) {
     size_t r = i / length;
     size_t seam = (r + 1) * length;  // end of row r
     auto av = hn::Set(d, a[r]);
-    for (; i + lanes <= n; i += lanes) {
-      if (i + 4 * lanes <= seam) {  // four vectors inside row r
-        for (size_t k = 0; k < 3 * lanes; k += lanes) {
+    while (i + lanes <= n) {
+      // The vectors inside row r, four at a time, then one at a time.
+      const size_t stop = std::min(seam, n);
+      for (; i + 4 * lanes <= stop; i += 4 * lanes) {
+        for (size_t k = 0; k < 4 * lanes; k += lanes) {
           Step<R, kForward, true, kStream>(d, v + i + k, s + i + k, out + i + k,
                                            av);
         }
-        i += 3 * lanes;
       }
-      if (i + lanes <= seam) {
+      for (; i + lanes <= stop; i += lanes) {
         Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, av);
-        continue;
       }
-      // i + lanes <= n and length >= lanes: row r + 1 exists and the
-      // vector ends within it.
+      if (i + lanes > n) break;
+      // i + lanes <= n and length >= lanes: row r + 1 exists and the next
+      // vector ends within it; it starts there, or crosses the seam.
       const auto next = hn::Set(d, a[r + 1]);
-      const auto blend = hn::IfThenElse(hn::FirstN(d, seam - i), av, next);
-      Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, blend);
+      if (i != seam) {
+        const auto blend = hn::IfThenElse(hn::FirstN(d, seam - i), av, next);
+        Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, blend);
+        i += lanes;
+      }
       ++r;
       seam += length;
       av = next;

@@ -4,7 +4,7 @@ lrelu.leaky_relu(x, alpha_array, out=y) on a 1 Mi-element float32 tensor,
 alpha one value per channel (NHWC: along the last axis; NCHW: shape
 [C, 1, 1]), next to the same call with one scalar alpha, the raw ufunc with
 the same array alpha (NumPy's iterator hands it one row of a channel at a
-time) and np.where. Issue 11's goal: the per-channel call within 1.2x the
+time) and np.where. The goal: the per-channel call within 1.2x the
 scalar one. The two are timed in alternating rounds (the same machine state
 for both); the ratio is the median of the rounds' ratios, with quartiles.
 Prints a table; no assertion.

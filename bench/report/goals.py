@@ -1,4 +1,6 @@
-"""The goals of issues 7 and 16, computed from one run's paired ratios.
+"""The performance goals, computed from one run's paired ratios: the
+current ones (small calls, 16-bit dtypes against XNNPACK, threads, Python)
+and the earlier in-cache and 1 Ki ones.
 
 All C++ comparisons use ratios to the same memcpy measured in the same block,
 so two variants compare as ratio_a / ratio_b. lrelu is measured through its
@@ -13,7 +15,7 @@ OUT_OF_CACHE = 16 << 20
 BANDWIDTH_TARGET = {'f32': 0.95, 'f16': 0.9, 'bf16': 0.9, 'f64': 0.95}
 
 
-# Why a goal of issue 16 is missed where it is: the limits measured by
+# Why a current goal is missed where it is: the limits measured by
 # bench/kernel_limits and bench/small_call (the section "Instruction-level
 # limits" below).
 WHY = {
@@ -207,7 +209,7 @@ def _goal(goal, value, measured, target, met, why):
 
 
 def issue16_goals(records, sizes):
-    """Issue 16: small calls, float16/bfloat16 in cache against XNNPACK's
+    """Small calls, float16/bfloat16 in cache against XNNPACK's
     float16, two threads never slower than one, Python against torch."""
     out = []
     rows = _cpp(records, 'f32', 1 << 10)
@@ -283,7 +285,7 @@ def issue16_goals(records, sizes):
 
 
 def all_goals(records, dtypes, sizes):
-    """(issue 16's rows with the out-of-cache bandwidth, issue 7's rows)."""
+    """(the current rows with the out-of-cache bandwidth, the earlier ones)."""
     return (issue16_goals(records, sizes) +
             bandwidth_goals(records, dtypes, sizes) + peer_goals(records),
             cache_goals(records, dtypes, sizes) +

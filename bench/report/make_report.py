@@ -94,14 +94,14 @@ def build(merged, command, plot_name):
         '',
         '## Goals',
         '',
-        'Issue 16 (small calls, float16/bfloat16 in cache against '
+        'Small calls, float16/bfloat16 in cache against '
         'XNNPACK\'s float16, two threads never slower than one, Python '
         'against torch) and the out-of-cache bandwidth; a missed row says '
         'why.',
         '',
         tables.goals_table(g),
         '',
-        '### Earlier goals (issue 7): in cache within 1.1x of the SIMD '
+        '### Earlier goals: in cache within 1.1x of the SIMD '
         'copy, 1 Ki within 1.1x of memcpy',
         '',
         tables.goals_table(earlier),

@@ -80,7 +80,7 @@ def key_table(records, dtypes, sizes, picks):
 
 
 def goals_table(goals):
-    """A missed goal that says why (issue 16's rows) gets the reason in its
+    """A missed goal that says why (the current rows) gets the reason in its
     last cell."""
     lines = ['| goal | measured | target | met |', '|---|---|---|---|']
     for g in goals:

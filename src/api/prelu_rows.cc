@@ -22,7 +22,7 @@ struct RowJob {
   const View* out;                // y or dx
   const RowLayout* layout;        // the caller's (2.5 KiB: not copied per call)
   cpu::PreluRowKernel kernel;     // alpha varies along the row
-  cpu::PreluPlanesKernel planes;  // short rows with one alpha each
+  cpu::PreluPlanesKernel planes;  // rows with one alpha each, in a run
   const cpu::KernelTable* scalar;  // alpha constant along the row
   bool reference;                  // variant "reference": the oracle
   int64_t rows;
@@ -121,8 +121,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   // kernel each.
   const bool planes = !per_element && last > 0 && l.xs[last - 1] == length &&
                       l.vs[last - 1] == length && l.os[last - 1] == length;
-  alignas(64) float plane_a32[kPlaneRows];
-  alignas(64) double plane_a64[kPlaneRows];
+  // Their alphas share the tile buffers (a planes run has no per-element
+  // tile; index 0 keeps the row's own alpha), past the slack.
+  static_assert(kPlaneRows <= kTileElements, "planes' alphas fit the tile");
+  float* const plane_a32 = a32.data() + kShiftSlack;
+  double* const plane_a64 = a64.data() + kShiftSlack;
   int64_t idx[kMaxRank];  // set below for the `last` outer dimensions
   // Alpha offsets are element offsets from alpha's data, negative with
   // negative strides: kNone marks "nothing loaded".

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <string>
 #include <thread>
@@ -175,6 +176,64 @@ TEST(Stress, ExecutorsAndErrorsAcrossThreads) {
             std::string(lrelu_last_error())
                     .find("(" + std::to_string(-1 - t) + ")") ==
                 std::string::npos) {
+          failures++;
+        }
+      }
+    });
+  }
+  for (std::thread& c : callers) c.join();
+  EXPECT_EQ(failures, 0);
+}
+
+// PReLU's gradient from many threads at once: the per-channel dalpha
+// storage kept between calls (a list under a mutex, api/prelu_dalpha.cc) is
+// taken and given back by callers and pool tasks together; pieces grow as
+// channel counts vary. Every result must equal the one-thread result.
+TEST(Stress, PreluGradientsAcrossThreads) {
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<uint32_t>(t));
+      std::normal_distribution<float> normal;
+      for (int r = 0; r < (kSanitized ? 20 : 200); ++r) {
+        const int64_t channels = 16 + 37 * ((t + r) % 5);
+        // Enough bytes (> 2 x 256 KiB of x and dy) for two tasks.
+        const int64_t rows = 1024 + r % 3;
+        std::vector<float> x(static_cast<size_t>(rows * channels)),
+            dy(x.size()), alpha(static_cast<size_t>(channels));
+        for (float& v : x) v = normal(rng);
+        for (float& v : dy) v = normal(rng);
+        for (float& v : alpha) v = normal(rng);
+        const bool nhwc = r % 2 == 0;
+        const std::vector<int64_t> shape =
+            nhwc ? std::vector<int64_t>{rows, channels}
+                 : std::vector<int64_t>{channels, rows};
+        const std::vector<int64_t> ashape =
+            nhwc ? std::vector<int64_t>{channels}
+                 : std::vector<int64_t>{channels, 1};
+        const lrelu_tensor_t xt{x.data(), LRELU_DTYPE_FLOAT32, 2, shape.data(),
+                                nullptr};
+        const lrelu_tensor_t dyt{dy.data(), LRELU_DTYPE_FLOAT32, 2,
+                                 shape.data(), nullptr};
+        const lrelu_tensor_t at{alpha.data(), LRELU_DTYPE_FLOAT32,
+                                static_cast<int32_t>(ashape.size()),
+                                ashape.data(), nullptr};
+        std::vector<float> want(alpha.size()), got(alpha.size());
+        lrelu_tensor_t wt = at, gt = at;
+        wt.data = want.data();
+        gt.data = got.data();
+        lrelu_options_t one;
+        lrelu_options_init(&one);
+        one.threads = 1;
+        lrelu_options_t two = one;
+        two.threads = 2;
+        // Exact sums: the same bits whatever the split.
+        if (lrelu_prelu_backward(&dyt, &xt, &at, nullptr, &wt, &one) !=
+                LRELU_STATUS_OK ||
+            lrelu_prelu_backward(&dyt, &xt, &at, nullptr, &gt, &two) !=
+                LRELU_STATUS_OK ||
+            std::memcmp(want.data(), got.data(), want.size() * 4) != 0) {
           failures++;
         }
       }

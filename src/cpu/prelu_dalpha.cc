@@ -230,8 +230,9 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
                                          value_, index_);
       int64_t i = 0;
       for (; i + kBanks <= run; i += kBanks) {
-        for (int b = 0; b < kBanks; ++b)
+        for (int b = 0; b < kBanks; ++b) {
           bin_[b][index_[i + b]] += value_[i + b];
+        }
       }
       for (; i < run; ++i) bin_[0][index_[i]] += value_[i];
     } else {
@@ -252,30 +253,23 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  // The banks together hold at most kMaxTerms terms, so their sum per slot
-  // stays below 2^62 as one bank's would: add them up (wrapping adds of
-  // two's complement values, exact) and flush once.
-  for (int b = 1; b < kBanks; ++b) {
-    for (int slot = 0; slot < kSlots; ++slot) {
-      bin_[0][slot] += bin_[b][slot];
-      bin_[b][slot] = 0;
-    }
-  }
-  FlushSlots(bin_[0], bins);
+  FlushSlots(&bin_[0][0], kBanks, bins);
   terms_ = 0;
 }
 
-void FlushSlots(uint64_t* slots, reference::BinnedSum* bins) {
+void FlushSlots(uint64_t* slots, int banks, reference::BinnedSum* bins) {
   // Slot s holds multiples of 2^(4 (s + kSlotBase) - 1070); slots 0 (zero
-  // products) and kSlots - 1 (inf/NaN) are dropped.
+  // products) and kSlots - 1 (inf/NaN) are dropped. The sets together hold
+  // at most kMaxTerms terms, so a slot's sum over them stays below 2^62 as
+  // one set's would: wrapping adds of two's complement values, exact.
   for (int s = 1; s < kSlots - 1; ++s) {
-    if (slots[s] != 0) {
-      bins->AddScaled(static_cast<int64_t>(slots[s]),
-                      4 * (s + kSlotBase) - 1070);
-      slots[s] = 0;
+    uint64_t sum = slots[s];
+    for (int b = 1; b < banks; ++b) sum += slots[b * kSlots + s];
+    if (sum != 0) {
+      bins->AddScaled(static_cast<int64_t>(sum), 4 * (s + kSlotBase) - 1070);
     }
   }
-  slots[0] = slots[kSlots - 1] = 0;
+  std::memset(slots, 0, sizeof(uint64_t) * kSlots * static_cast<size_t>(banks));
 }
 
 void ChannelBins::Reset(int64_t target, int64_t channels) {
@@ -320,7 +314,7 @@ void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
 
 void ChannelBins::Flush(reference::BinnedSum* bins, reference::ExactSum* sums) {
   for (int64_t c = 0; c < channels_; ++c) {
-    FlushSlots(slots_.data() + c * kSlots, &bins[c]);
+    FlushSlots(slots_.data() + c * kSlots, 1, &bins[c]);
     if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);
   }
   rows_ = 0;

@@ -42,8 +42,9 @@ constexpr int64_t kMaxTerms = int64_t{1} << 11;
 // Terms per kernel call.
 constexpr int64_t kBlock = 256;
 
-// Moves slots 1 .. kSlots - 2 into `bins`, clears all kSlots.
-void FlushSlots(uint64_t* slots, reference::BinnedSum* bins);
+// Moves slots 1 .. kSlots - 2 of `banks` consecutive sets of kSlots (added
+// up; together at most kMaxTerms terms) into `bins`, and clears every slot.
+void FlushSlots(uint64_t* slots, int banks, reference::BinnedSum* bins);
 
 // [0 = float32, 1 = float16, 2 = bfloat16].
 struct TermsTable {

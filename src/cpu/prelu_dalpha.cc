@@ -262,14 +262,19 @@ void FlushSlots(uint64_t* slots, int banks, reference::BinnedSum* bins) {
   // products) and kSlots - 1 (inf/NaN) are dropped. The sets together hold
   // at most kMaxTerms terms, so a slot's sum over them stays below 2^62 as
   // one set's would: wrapping adds of two's complement values, exact.
-  for (int s = 1; s < kSlots - 1; ++s) {
-    uint64_t sum = slots[s];
-    for (int b = 1; b < banks; ++b) sum += slots[b * kSlots + s];
-    if (sum != 0) {
+  // Cleared slot by slot with ordinary stores, not a memset: the next run's
+  // adds read these slots, and loads cannot take their value from a string
+  // store still in flight (a stall per slot touched).
+  for (int s = 0; s < kSlots; ++s) {
+    uint64_t sum = 0;
+    for (int b = 0; b < banks; ++b) {
+      sum += slots[b * kSlots + s];
+      slots[b * kSlots + s] = 0;
+    }
+    if (sum != 0 && s != 0 && s != kSlots - 1) {
       bins->AddScaled(static_cast<int64_t>(sum), 4 * (s + kSlotBase) - 1070);
     }
   }
-  std::memset(slots, 0, sizeof(uint64_t) * kSlots * static_cast<size_t>(banks));
 }
 
 void ChannelBins::Reset(int64_t target, int64_t channels) {

@@ -2,7 +2,6 @@
 // version or pinned digest, refusing wrong ids, versions and modified files,
 // and calling kernel({x}) -> {y}.
 #include "lrelu/kernel.hpp"
-#include "lrelu/lrelu.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "lrelu/lrelu.h"
 
 namespace {
 

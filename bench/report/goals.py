@@ -203,7 +203,7 @@ def _row(cpp_or_py, impl, prefix, threads, inplace=False):
                  r['threads'] == threads and r['inplace'] == inplace), None)
 
 
-def _goal(goal, value, measured, target, met, why):
+def _goal(goal, measured, target, met, why):
     return {'goal': goal, 'measured': measured, 'target': target,
             'met': met, 'extra': False, 'why': None if met else why}
 
@@ -218,7 +218,7 @@ def issue16_goals(records, sizes):
         if lr is not None:
             v = lr['ratio_to_memcpy']
             out.append(_goal(
-                f'f32, n=1Ki, 1T: {api} time / memcpy\'s', v,
+                f'f32, n=1Ki, 1T: {api} time / memcpy\'s',
                 f"{v:.2f} ({lr['median_ns']:.0f} ns){_flag(lr)}",
                 f'<= {target:.2f}', v <= target, WHY['small']))
     cells = [s for s in sizes if s in (1 << 10, 16 << 10, 256 << 10,
@@ -235,7 +235,7 @@ def issue16_goals(records, sizes):
                 v = lr['median_ns'] / peer['median_ns']
                 out.append(_goal(
                     f'{dtype}, n={size_label(n)}, {threads}T: time / '
-                    'XNNPACK f16\'s', v,
+                    'XNNPACK f16\'s',
                     f"{v:.2f} ({lr['median_ns'] / 1e3:.2f} vs "
                     f"{peer['median_ns'] / 1e3:.2f} us){_flag(lr, peer)}",
                     '<= 1.00', v <= 1.0,
@@ -251,7 +251,7 @@ def issue16_goals(records, sizes):
                 v = lr['ratio_to_memcpy'] / best['ratio_to_memcpy']
                 out.append(_goal(
                     f'bf16, n={size_label(n)}, {threads}T: time / SIMD '
-                    f"copy's ({best['threads']}T)", v,
+                    f"copy's ({best['threads']}T)",
                     f'{v:.2f}{_flag(lr, best)}', '<= 1.30', v <= 1.30,
                     WHY['bf16']))
     # Two threads never slower than one, every size; the spread is the
@@ -266,7 +266,7 @@ def issue16_goals(records, sizes):
             lo = two['ratio_q1'] / one['ratio_q3']
             hi = two['ratio_q3'] / one['ratio_q1']
             out.append(_goal(
-                f'{dtype}, n={size_label(n)}: 2T time / 1T time', v,
+                f'{dtype}, n={size_label(n)}: 2T time / 1T time',
                 f'{v:.2f} [{lo:.2f}-{hi:.2f}]{_flag(one, two)}',
                 '<= 1.00 within the spread', lo <= 1.0, WHY['threads']))
     py = [r for r in records if r['lang'] == 'py' and r['dtype'] == 'f32'
@@ -277,7 +277,7 @@ def issue16_goals(records, sizes):
         v = lr['median_ns'] / torch['median_ns']
         out.append(_goal(
             'f32, n=1Ki, 1T, Python: lrelu.leaky_relu(x, a, out=y) time / '
-            'torch F.leaky_relu(t, a, out=u)\'s', v,
+            'torch F.leaky_relu(t, a, out=u)\'s',
             f"{v:.2f} ({lr['median_ns'] / 1e3:.2f} vs "
             f"{torch['median_ns'] / 1e3:.2f} us){_flag(lr, torch)}",
             '<= 1.00', v <= 1.0, WHY['python']))

@@ -85,6 +85,7 @@ class Kept {
  public:
   // At least n elements; `bytes`: what they will hold in all (the cap).
   Kept(size_t n, size_t bytes) {
+    if (n == 0) return;  // nothing asked: no piece taken
     if (bytes <= kKeepBytes) {
       {
         std::lock_guard<std::mutex> lock(List().mutex);
@@ -126,38 +127,46 @@ class Kept {
   T* data_ = nullptr;
 };
 
+// The first `count` dimensions of `shape` of extent > 1, with x's and dy's
+// strides, neighbours merged where both step over the inner one exactly
+// (long rows); one dimension of extent 1 when none is left.
+struct Dims {
+  std::vector<int64_t> extent, xs, dys;
+};
+
+Dims MergedDims(const std::vector<int64_t>& shape, size_t count, const View& x,
+                const View& dy) {
+  Dims d;
+  for (size_t k = 0; k < count; ++k) {
+    if (shape[k] == 1) continue;
+    if (!d.extent.empty() && d.xs.back() == x.strides[k] * shape[k] &&
+        d.dys.back() == dy.strides[k] * shape[k]) {
+      d.extent.back() *= shape[k];
+      d.xs.back() = x.strides[k];
+      d.dys.back() = dy.strides[k];
+    } else {
+      d.extent.push_back(shape[k]);
+      d.xs.push_back(x.strides[k]);
+      d.dys.push_back(dy.strides[k]);
+    }
+  }
+  if (d.extent.empty()) {
+    d.extent.push_back(1);
+    d.xs.push_back(0);
+    d.dys.push_back(0);
+  }
+  return d;
+}
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
               int64_t end, uint64_t* out) {
   cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
-  // The view's dimensions of extent > 1; the last one is the inner loop.
-  std::vector<int64_t> extent, xs, dys;
+  // The view's dimensions (alpha's axes at extent 1); the last one is the
+  // inner loop.
   const std::vector<int64_t> shape = ViewShape(p);
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] > 1) {
-      extent.push_back(shape[k]);
-      xs.push_back(p.x.strides[k]);
-      dys.push_back(p.dy.strides[k]);
-    }
-  }
-  if (extent.empty()) {
-    extent.push_back(1);
-    xs.push_back(0);
-    dys.push_back(0);
-  }
-  // Merge neighbours that x and dy both step over exactly (long rows).
-  for (size_t k = extent.size() - 1; k-- > 0;) {
-    if (xs[k] == xs[k + 1] * extent[k + 1] &&
-        dys[k] == dys[k + 1] * extent[k + 1]) {
-      extent[k] *= extent[k + 1];
-      xs[k] = xs[k + 1];
-      dys[k] = dys[k + 1];
-      extent.erase(extent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-      xs.erase(xs.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-      dys.erase(dys.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-    }
-  }
+  const auto [extent, xs, dys] = MergedDims(shape, shape.size(), p.x, p.dy);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   cpu::ProductBins products(TargetBit(p));
   const size_t outer = extent.size() - 1;
@@ -308,25 +317,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   cpu::DefaultFloatEnv env;  // no DAZ while widening subnormals
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
   const reference::Format f = reference::FormatOf(p.dtype);
-  std::vector<int64_t> ext, xs, dys;
-  for (size_t k = 0; k + 1 < rank; ++k) {
-    if (p.x.shape[k] == 1) continue;
-    if (!ext.empty() && xs.back() == p.x.strides[k] * p.x.shape[k] &&
-        dys.back() == p.dy.strides[k] * p.x.shape[k]) {
-      ext.back() *= p.x.shape[k];
-      xs.back() = p.x.strides[k];
-      dys.back() = p.dy.strides[k];
-    } else {
-      ext.push_back(p.x.shape[k]);
-      xs.push_back(p.x.strides[k]);
-      dys.push_back(p.dy.strides[k]);
-    }
-  }
-  if (ext.empty()) {
-    ext.push_back(1);
-    xs.push_back(0);
-    dys.push_back(0);
-  }
+  // The rows: every dimension but the channels' last one.
+  const auto [ext, xs, dys] = MergedDims(p.x.shape, rank - 1, p.x, p.dy);
   const size_t last = ext.size() - 1;
   std::vector<int64_t> idx(ext.size(), 0);
   int64_t xo = 0, dyo = 0, r = begin;
@@ -342,7 +334,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   cpu::ProductBins products(TargetBit(p));
   alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
   const bool rows = xc == 1 && dyc == 1 && channels >= 16;
-  Kept<cpu::ChannelBins> kept_bins(1, rows ? count * cpu::kSlots * 8 : 0);
+  Kept<cpu::ChannelBins> kept_bins(rows ? 1 : 0,
+                                   count * cpu::kSlots * sizeof(uint64_t));
   cpu::ChannelBins* by_row = nullptr;
   if (rows) {
     by_row = kept_bins.data();

@@ -55,9 +55,6 @@ constexpr size_t kShiftSlack = 16;
 // Consecutive rows with one alpha each (NCHW) go up to kPlaneRows at a time
 // through the planes kernel, as one span.
 constexpr int64_t kPlaneRows = 1024;
-// Outputs at least this large go around the caches (non-temporal stores),
-// as LeakyReLU's (cpu/backend.cc).
-constexpr int64_t kStreamBytes = int64_t{8} << 20;
 
 // n elements of T: on the stack up to N (a task's usual tile), no
 // allocation per call; on the heap beyond (rows longer than a tile).
@@ -312,9 +309,9 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
   job.reference = p.has_variant && p.variant == "reference";
   // Non-temporal stores for large outputs that are not an input (in place,
   // the lines are read anyway).
-  const bool stream =
-      p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) >= kStreamBytes &&
-      out.data != p.x.data && out.data != v.data;
+  const bool stream = static_cast<size_t>(p.x.n) * lrelu_dtype_size(p.dtype) >=
+                          cpu::kStreamBytes &&
+                      out.data != p.x.data && out.data != v.data;
   const int d = cpu::DTypeIndex(p.dtype);
   const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target->bit);
   job.stream = stream;

@@ -24,10 +24,6 @@ using cpu::KernelFn;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
-// Outputs at least this large go around the caches (non-temporal stores):
-// they would not stay cached anyway, and skipping the read-for-ownership
-// saves a third of the memory traffic.
-constexpr size_t kStreamBytes = size_t{8} << 20;
 // Tile edges: one cache line; one page for streamed outputs, so that no two
 // threads write into the same page at the seams.
 constexpr size_t kLineBytes = 64;
@@ -184,7 +180,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
         cpu::ChooseTasks(out_bytes * operands, max_tasks, min_task_bytes);
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
-                      out_bytes >= kStreamBytes;
+                      out_bytes >= cpu::kStreamBytes;
   if (plan->tasks > 1) {
     state.pieces =
         cpu::ChoosePieces(out_bytes * operands, plan->tasks, min_task_bytes);

@@ -35,6 +35,11 @@ inline int DTypeIndex(lrelu_dtype_t dtype) {
 }
 constexpr int kNumDTypes = 4;
 
+// Outputs at least this large go around the caches (non-temporal stores):
+// they would not stay cached anyway, and skipping the read-for-ownership
+// saves a third of the memory traffic. LeakyReLU's and PReLU's kernels.
+constexpr size_t kStreamBytes = size_t{8} << 20;
+
 // The kernels of one target, [dtype][stream][finite_alpha]: stream = 1
 // writes out with non-temporal stores (for outputs far larger than the
 // caches); finite_alpha = 1 may only be used when alpha (as float32 for the

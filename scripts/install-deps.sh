@@ -19,6 +19,9 @@ PACKAGES=(
   # Python: tests, the package, cross-checks
   python3 python3-dev python3-venv python3-pip python3-numpy python3-pytest
   python3-jsonschema python3-onnx python3-torch python3-xarray python3-dask
+  # libtorch's headers for lrelu's compiled torch operators (python/
+  # torch_ops.cmake): the same libtorch 1.13 as python3-torch
+  libtorch-dev
   # OpenCL on the CPU
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
   # WGSL test on a CPU Vulkan device (lavapipe); wgpu itself comes from PyPI

@@ -21,6 +21,13 @@ echo "== python-asan: configure and build the extension in $dir"
 cmake --preset asan -B "$dir" -DLRELU_BUILD_PYTHON=ON -DLRELU_BUILD_BENCH=OFF \
       -DLRELU_WITH_CUDA=OFF -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
 cmake --build "$dir" -j "$jobs" --target _lrelu lrelu_python
+# The compiled torch operators too, where libtorch was found (the suite then
+# checks that lrelu.torch runs them).
+torch_kernels=python
+if cmake --build "$dir" --target help | grep -qE '^(\.\.\. )?lrelu_torch_ops(:|$)'; then
+  cmake --build "$dir" -j "$jobs" --target lrelu_torch_ops
+  torch_kernels=compiled
+fi
 built=$(date +%s)
 # libstdc++ with libasan: Python itself does not link it, and ASan's
 # __cxa_throw interceptor must find the real one when it starts.
@@ -30,7 +37,8 @@ env LD_PRELOAD="$preload" \
     ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     PYTHONMALLOC=malloc PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONPATH="$dir/python" LRELU_STRESS_CASES="${LRELU_STRESS_CASES:-3000}" \
+    PYTHONPATH="$dir/python" LRELU_TEST_TORCH_KERNELS="$torch_kernels" \
+    LRELU_STRESS_CASES="${LRELU_STRESS_CASES:-3000}" \
     .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
 end=$(date +%s)
 echo "== python-asan: build $((built - start)) s, tests $((end - built)) s"

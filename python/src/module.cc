@@ -20,6 +20,7 @@
 #include "prelu.h"
 #include "tensor_view.h"
 #include "threads.h"
+#include "torch_kernels.h"
 #include "ufunc.h"
 
 namespace nb = nanobind;
@@ -443,6 +444,11 @@ NB_MODULE(_lrelu, m) {
         "False, having done "
         "nothing, unless both are plain CPU tensors of one supported dtype "
         "and shape (rank <= 8) without lazy negation.");
+  m.def(
+      "torch_kernels",
+      [] { return reinterpret_cast<uintptr_t>(lp::TorchKernels()); },
+      "The address of the lrelu_torch_kernels_t table that lrelu.torch hands "
+      "to the compiled torch operators (lrelu/_torch_ops.so).");
   m.attr("DTYPE_FLOAT32") = static_cast<int>(LRELU_DTYPE_FLOAT32);
   m.attr("DTYPE_FLOAT16") = static_cast<int>(LRELU_DTYPE_FLOAT16);
   m.attr("DTYPE_BFLOAT16") = static_cast<int>(LRELU_DTYPE_BFLOAT16);

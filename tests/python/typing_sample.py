@@ -29,6 +29,8 @@ def torch_layer(x: torch.Tensor) -> torch.Tensor:
     z = lrelu.torch.leaky_relu(x, 0.1, inplace=False)
     w: torch.Tensor = lrelu.leaky_relu(x, 0.1)
     assert torch.equal(y, z) and torch.equal(z, w)
+    kernels: str = lrelu.torch.operator_kernels
+    assert kernels in ("compiled", "python")
     return lrelu.torch.leaky_relu_backward(torch.ones_like(x), x, 0.1)
 
 

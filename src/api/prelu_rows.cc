@@ -47,8 +47,8 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
   return reference::ToDouble(f, LoadBits(p, 2));
 }
 
-// Elements per kernel call when several rows share one alpha row (NHWC):
-// alpha's row is repeated in the buffer so those rows run as one.
+// Stack room for one row of alphas (longer rows take the heap), and for the
+// planes' alphas.
 constexpr int64_t kTileElements = 2048;
 // Room to start the tile up to one 64-byte line in (see `shift`).
 constexpr size_t kShiftSlack = 16;
@@ -95,15 +95,16 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                     l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1 &&
                     l.xs[last - 1] == length && l.vs[last - 1] == length &&
                     l.os[last - 1] == length;
-  const int64_t tile =
-      fuse ? std::max<int64_t>(
-                 1, std::min({l.extent[last - 1], kTileElements / length,
-                              end - begin}))
-           : 1;
-  const size_t buffered = per_element ? static_cast<size_t>(length * tile) : 1;
-  // The compute type's buffer holds the tile; the other only what the
-  // oracle fallback and the scalar-alpha kernels read.
+  // Per-element alphas: the row of them, repeated to a period of at least
+  // cpu::kAlphaSlack values and then kAlphaSlack more, so that the row
+  // kernel reads alpha[i % period] as one contiguous vector (PreluRowArgs):
+  // all the rows that share it then go in one call, and the row stays in L1.
   const size_t distinct = per_element ? static_cast<size_t>(length) : 1;
+  const size_t period =
+      distinct * ((cpu::kAlphaSlack + distinct - 1) / distinct);
+  // The compute type's buffer holds the repeated row; the other only what
+  // the oracle fallback and the scalar-alpha kernels read.
+  const size_t buffered = per_element ? period + cpu::kAlphaSlack : 1;
   // kShiftSlack more: the tile starts `shift` elements in, so that alpha
   // and out are aligned alike (the kernels align out; alpha's loads then
   // split no cache line either).
@@ -140,7 +141,8 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   }
   const int64_t xs = l.xs[last], vs = l.vs[last], os = l.os[last],
                 as = l.as[last];
-  int64_t loaded = kNone;  // alpha offset of the row in a32/a64
+  int64_t loaded = kNone;   // alpha offset of the row in a32/a64
+  bool t64_filled = false;  // a64 holds the row too (see below)
   for (int64_t row = begin; row < end; ++row) {
     char* xp = p.x.data + xo * e;
     char* vp = job.v->data + vo * e;
@@ -155,15 +157,24 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       }
       float* t32 = a32.data() + shift;
       double* t64 = a64.data() + shift;
-      for (size_t i = 0; i < distinct; ++i) {
-        const double a =
-            AlphaValue(p.alpha.dtype, af,
-                       p.alpha.data + (ao + static_cast<int64_t>(i) * as) *
-                                          static_cast<int64_t>(alpha_elem));
-        t64[i] = a;
-        t32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+      const char* ap = p.alpha.data + ao * static_cast<int64_t>(alpha_elem);
+      if (!wide && p.alpha.dtype == LRELU_DTYPE_FLOAT32 && as == 1) {
+        std::memcpy(t32, ap, distinct * sizeof(float));  // already float32
+      } else {
+        for (size_t i = 0; i < distinct; ++i) {
+          const double a =
+              AlphaValue(p.alpha.dtype, af,
+                         ap + static_cast<int64_t>(i) * as *
+                                  static_cast<int64_t>(alpha_elem));
+          if (wide) t64[i] = a;
+          t32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+        }
       }
-      // The row repeated to fill the tile, doubling the copied part.
+      // Narrow dtypes compute with t32: t64 is filled from it only for the
+      // rows that take the scalar-alpha kernels or the oracle (the exact
+      // double of the float32 alpha: the same rounded value).
+      t64_filled = wide;
+      // The row repeated to fill the buffer, doubling the copied part.
       for (size_t done = distinct; done < buffered;) {
         const size_t k = std::min(done, buffered - done);
         if (wide) {
@@ -176,19 +187,23 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       loaded = ao;
     }
     const float* t32 = a32.data() + shift;
-    const double* t64 = a64.data() + shift;
+    double* t64 = a64.data() + shift;
     const uintptr_t misaligned =
         (reinterpret_cast<uintptr_t>(xp) | reinterpret_cast<uintptr_t>(vp) |
          reinterpret_cast<uintptr_t>(op)) &
         (elem - 1);
     const bool dense = xs == 1 && vs == 1 && os == 1 && misaligned == 0;
+    if (!t64_filled && !(dense && !job.reference && (per_element || planes))) {
+      for (size_t i = 0; i < distinct; ++i) t64[i] = t32[i];
+      t64_filled = true;
+    }
     if (dense && !job.reference && per_element) {
-      // With `fuse`, up to `tile` rows at once (alpha's row repeated).
+      // With `fuse`, every following row of this task that shares alpha's
+      // row, in one call.
       const int64_t k =
-          fuse ? std::min({tile, l.extent[last - 1] - idx[last - 1], end - row})
-               : 1;
+          fuse ? std::min(l.extent[last - 1] - idx[last - 1], end - row) : 1;
       job.kernel({vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
-                  static_cast<size_t>(length * k)});
+                  static_cast<size_t>(length * k), period});
       if (k > 1) {  // skip to the last of the k rows; the step below moves on
         idx[last - 1] += k - 1;
         xo += (k - 1) * l.xs[last - 1];

@@ -124,35 +124,47 @@ HWY_INLINE size_t HeadOf(DF df, const typename R::T* out, size_t n) {
       n, (vector_bytes - address) % vector_bytes / sizeof(typename R::T));
 }
 
-// A row with one alpha per element. As LeakyReLU's contiguous kernel: lanes
-// one at a time up to the first vector-aligned output element, aligned
-// vectors unrolled four times, an exact tail. Streamed stores are fenced by
+// A row with one alpha per element, alpha[i % period]. As LeakyReLU's
+// contiguous kernel: lanes one at a time up to the first vector-aligned
+// output element, aligned vectors unrolled four times, an exact tail; the
+// vectors go in runs up to where alpha's offset wraps (the last one of a run
+// may read into the wrapped copy past period). Streamed stores are fenced by
 // the caller (FlushStreamedRows), once per run of rows.
 template <class R, class DF, bool kForward, bool kStream>
 void Row(const PreluRowArgs& args) {
   const auto [v, s, out, a] = ArraysOf<R>(args);
   const size_t n = args.n;
+  const size_t period = args.period;
   const DF d;
   const hn::CappedTag<typename R::A, 1> d1;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
+  size_t j = 0;  // i % period
   for (const size_t head = HeadOf<R>(d, out, n); i < head; ++i) {
     Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
-                                    hn::LoadU(d1, a + i));
+                                    hn::LoadU(d1, a + j));
+    if (++j == period) j = 0;
   }
-  for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    for (size_t k = 0; k < 4 * lanes; k += lanes) {
-      Step<R, kForward, true, kStream>(d, v + i + k, s + i + k, out + i + k,
-                                       hn::LoadU(d, a + i + k));
+  while (i + lanes <= n) {
+    const size_t run =
+        std::min((period - j + lanes - 1) / lanes, (n - i) / lanes);
+    const size_t stop = i + run * lanes;
+    for (; i + 4 * lanes <= stop; i += 4 * lanes, j += 4 * lanes) {
+      for (size_t k = 0; k < 4 * lanes; k += lanes) {
+        Step<R, kForward, true, kStream>(d, v + i + k, s + i + k, out + i + k,
+                                         hn::LoadU(d, a + j + k));
+      }
     }
-  }
-  for (; i + lanes <= n; i += lanes) {
-    Step<R, kForward, true, kStream>(d, v + i, s + i, out + i,
-                                     hn::LoadU(d, a + i));
+    for (; i < stop; i += lanes, j += lanes) {
+      Step<R, kForward, true, kStream>(d, v + i, s + i, out + i,
+                                       hn::LoadU(d, a + j));
+    }
+    if (j >= period) j -= period;  // period >= lanes unless it is n
   }
   for (; i < n; ++i) {
     Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
-                                    hn::LoadU(d1, a + i));
+                                    hn::LoadU(d1, a + j));
+    if (++j == period) j = 0;
   }
 }
 

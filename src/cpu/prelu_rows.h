@@ -11,9 +11,17 @@
 
 namespace lrelu::cpu {
 
+// The most lanes of any target's vector of the compute type (16 floats with
+// AVX-512): how far past `period` the row kernels read alpha.
+constexpr size_t kAlphaSlack = 16;
+
 // v, s, out: n contiguous, element-aligned elements of the dtype; out may be
 // v or s exactly (never with non-temporal stores). alpha32 (32/16-bit dtypes)
-// or alpha64 (float64): n values, already rounded to the compute type.
+// or alpha64 (float64), already rounded to the compute type: element i takes
+// alpha[i % period]. Either period == n (alpha has n values) or period >=
+// kAlphaSlack and alpha holds period + kAlphaSlack values with alpha[k] ==
+// alpha[k % period]: rows that share one alpha row (NHWC) then run as one
+// call, reading a row of alphas that stays in L1.
 struct PreluRowArgs {
   const void* v;
   const void* s;
@@ -21,6 +29,7 @@ struct PreluRowArgs {
   const float* alpha32;
   const double* alpha64;
   size_t n;
+  size_t period;
 };
 
 using PreluRowKernel = void (*)(const PreluRowArgs& args);

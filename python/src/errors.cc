@@ -3,28 +3,26 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
+#include "error_kind.h"
+
 namespace nb = nanobind;
 
 namespace lrelu_python {
 
 PyObject* ExceptionFor(lrelu_status_t status) {
-  switch (status) {
-    case LRELU_STATUS_UNSUPPORTED_DTYPE:
-    case LRELU_STATUS_DTYPE_MISMATCH:
+  switch (ErrorKindOf(status)) {
+    case ErrorKind::kType:
       return PyExc_TypeError;
-    case LRELU_STATUS_INVALID_ARGUMENT:
-    case LRELU_STATUS_SHAPE_MISMATCH:
-    case LRELU_STATUS_OVERLAP:
-    case LRELU_STATUS_NULL_DATA:
-    case LRELU_STATUS_INVALID_ALPHA:
+    case ErrorKind::kValue:
       return PyExc_ValueError;
-    case LRELU_STATUS_SIZE_OVERFLOW:
+    case ErrorKind::kOverflow:
       return PyExc_OverflowError;
-    case LRELU_STATUS_OUT_OF_MEMORY:
+    case ErrorKind::kMemory:
       return PyExc_MemoryError;
-    default:
-      return PyExc_RuntimeError;
+    case ErrorKind::kRuntime:
+      break;
   }
+  return PyExc_RuntimeError;
 }
 
 void ThrowStatus(lrelu_status_t status, const std::string& message) {

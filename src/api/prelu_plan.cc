@@ -32,6 +32,10 @@ lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
   v->shape.assign(t->shape, t->shape + t->rank);
   v->strides.assign(t->rank, 0);
   v->n = checked.n;
+  if (checked.n > 0) {  // CheckTensor sets the range for elements only
+    v->lo_bytes = checked.lo_bytes;
+    v->hi_bytes = checked.hi_bytes;
+  }
   // Explicit strides (C-contiguous when none are given) for every axis.
   int64_t contiguous = 1;
   for (int32_t i = t->rank - 1; i >= 0; --i) {
@@ -41,49 +45,19 @@ lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
   return LRELU_STATUS_OK;
 }
 
-// Byte range [lo, hi] a view touches (n > 0).
-void ByteRange(const View& v, uintptr_t* lo, uintptr_t* hi) {
-  const auto elem = static_cast<int64_t>(lrelu_dtype_size(v.dtype));
-  int64_t l = 0, h = 0;
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const int64_t r = v.strides[i] * (v.shape[i] - 1) * elem;
-    (r < 0 ? l : h) += r;
-  }
-  const auto base = reinterpret_cast<uintptr_t>(v.data);
-  *lo = base + static_cast<uintptr_t>(l);
-  *hi = base + static_cast<uintptr_t>(h + elem - 1);
-}
-
 lrelu_status_t CheckPlaced(const View& v, const char* name) {
-  if (v.n == 0) return LRELU_STATUS_OK;
-  if (v.data == nullptr) {
-    return Fail(LRELU_STATUS_NULL_DATA,
-                "%s is NULL but the executor's %s has %lld elements", name,
-                name, static_cast<long long>(v.n));
-  }
-  // Offsets of the lowest and highest byte (validated when planned: they
-  // fit in 64 bits); the address must not wrap around with them.
-  const auto elem = static_cast<int64_t>(lrelu_dtype_size(v.dtype));
-  int64_t lo = 0, hi = elem - 1;
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const int64_t r = v.strides[i] * (v.shape[i] - 1) * elem;
-    (r < 0 ? lo : hi) += r;
-  }
-  const auto base = reinterpret_cast<uintptr_t>(v.data);
-  if ((lo < 0 && base < static_cast<uintptr_t>(-(lo + 1)) + 1) ||
-      UINTPTR_MAX - base < static_cast<uintptr_t>(hi)) {
-    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
-                "%s's strides reach outside the address space", name);
-  }
-  return LRELU_STATUS_OK;
+  return CheckPlacement(name, reinterpret_cast<uintptr_t>(v.data), v.n,
+                        v.lo_bytes, v.hi_bytes);
 }
 
 bool Disjoint(const View& a, const View& b) {
   if (a.n == 0 || b.n == 0) return true;
-  uintptr_t alo, ahi, blo, bhi;
-  ByteRange(a, &alo, &ahi);
-  ByteRange(b, &blo, &bhi);
-  return ahi < blo || bhi < alo;
+  const auto a0 = reinterpret_cast<uintptr_t>(a.data);
+  const auto b0 = reinterpret_cast<uintptr_t>(b.data);
+  return a0 + static_cast<uintptr_t>(a.hi_bytes) <
+             b0 + static_cast<uintptr_t>(b.lo_bytes) ||
+         b0 + static_cast<uintptr_t>(b.hi_bytes) <
+             a0 + static_cast<uintptr_t>(a.lo_bytes);
 }
 
 // No element written twice (sorted by |stride|, each steps past the rest).

@@ -23,6 +23,9 @@ struct View {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // elements
   int64_t n = 0;
+  // Byte range [lo, hi] the elements span relative to data (n > 0 only),
+  // from CheckTensor.
+  int64_t lo_bytes = 0, hi_bytes = 0;
 };
 
 // Dimensions of extent > 1 of a tensor with fewer than 2^63 elements.

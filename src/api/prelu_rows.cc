@@ -49,15 +49,15 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
 
 // Stack room for one row of alphas (longer rows take the heap), and for the
 // planes' alphas.
-constexpr int64_t kTileElements = 2048;
-// Room to start the tile up to one 64-byte line in (see `shift`).
+constexpr int64_t kStackAlphas = 2048;
+// Room to start the alphas up to one 64-byte line in (see `shift`).
 constexpr size_t kShiftSlack = 16;
 // Consecutive rows with one alpha each (NCHW) go up to kPlaneRows at a time
 // through the planes kernel, as one span.
 constexpr int64_t kPlaneRows = 1024;
 
-// n elements of T: on the stack up to N (a task's usual tile), no
-// allocation per call; on the heap beyond (rows longer than a tile).
+// n elements of T: on the stack up to N (a task's usual alpha row), no
+// allocation per call; on the heap beyond (longer rows).
 template <class T, size_t N>
 class Buffer {
  public:
@@ -105,13 +105,13 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   // The compute type's buffer holds the repeated row; the other only what
   // the oracle fallback and the scalar-alpha kernels read.
   const size_t buffered = per_element ? period + cpu::kAlphaSlack : 1;
-  // kShiftSlack more: the tile starts `shift` elements in, so that alpha
+  // kShiftSlack more: the row starts `shift` elements in, so that alpha
   // and out are aligned alike (the kernels align out; alpha's loads then
   // split no cache line either).
-  Buffer<float, kTileElements + kShiftSlack> a32((wide ? distinct : buffered) +
+  Buffer<float, kStackAlphas + kShiftSlack> a32((wide ? distinct : buffered) +
+                                                kShiftSlack);
+  Buffer<double, kStackAlphas + kShiftSlack> a64((wide ? buffered : distinct) +
                                                  kShiftSlack);
-  Buffer<double, kTileElements + kShiftSlack> a64((wide ? buffered : distinct) +
-                                                  kShiftSlack);
   const size_t alpha_size = wide ? sizeof(double) : sizeof(float);
   size_t shift = 0;
   // Rows with one alpha each, consecutive in x, v and out (NCHW): many per
@@ -119,9 +119,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   // kernel each.
   const bool planes = !per_element && last > 0 && l.xs[last - 1] == length &&
                       l.vs[last - 1] == length && l.os[last - 1] == length;
-  // Their alphas share the tile buffers (a planes run has no per-element
-  // tile; index 0 keeps the row's own alpha), past the slack.
-  static_assert(kPlaneRows <= kTileElements, "planes' alphas fit the tile");
+  // Their alphas share the row buffers (a planes run has no per-element
+  // alphas; index 0 keeps the row's own alpha), past the slack.
+  static_assert(kPlaneRows <= kStackAlphas, "planes' alphas fit the stack");
   float* const plane_a32 = a32.data() + kShiftSlack;
   double* const plane_a64 = a64.data() + kShiftSlack;
   int64_t idx[kMaxRank];  // set below for the `last` outer dimensions

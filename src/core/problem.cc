@@ -434,6 +434,22 @@ lrelu_status_t BuildBackwardProblem(const lrelu_tensor_t* dy,
   return LRELU_STATUS_OK;
 }
 
+lrelu_status_t CheckPlacement(const char* name, uintptr_t data, int64_t n,
+                              int64_t lo_bytes, int64_t hi_bytes) {
+  if (n == 0) return LRELU_STATUS_OK;
+  if (data == 0) {
+    return Fail(LRELU_STATUS_NULL_DATA,
+                "%s is NULL but the executor's %s has %lld elements", name,
+                name, static_cast<long long>(n));
+  }
+  if ((lo_bytes < 0 && data < static_cast<uintptr_t>(-(lo_bytes + 1)) + 1) ||
+      (hi_bytes > 0 && UINTPTR_MAX - data < static_cast<uintptr_t>(hi_bytes))) {
+    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
+                "%s's strides reach outside the address space", name);
+  }
+  return LRELU_STATUS_OK;
+}
+
 namespace {
 
 // A pointer rebound to an operand: checked as CheckTensor checks data.
@@ -445,17 +461,9 @@ struct Bound {
 };
 
 lrelu_status_t CheckBound(Bound* b, int64_t n) {
-  if (b->data == 0) {
-    return Fail(LRELU_STATUS_NULL_DATA,
-                "%s is NULL but the executor's %s has %lld elements", b->name,
-                b->name, static_cast<long long>(n));
-  }
   const int64_t lo = b->reach->lo_bytes, hi = b->reach->hi_bytes;
-  if ((lo < 0 && b->data < static_cast<uintptr_t>(-(lo + 1)) + 1) ||
-      (hi > 0 && UINTPTR_MAX - b->data < static_cast<uintptr_t>(hi))) {
-    return Fail(LRELU_STATUS_SIZE_OVERFLOW,
-                "%s's strides reach outside the address space", b->name);
-  }
+  const lrelu_status_t status = CheckPlacement(b->name, b->data, n, lo, hi);
+  if (status != LRELU_STATUS_OK) return status;
   b->lo = b->data + static_cast<uintptr_t>(lo);
   b->hi = b->data + static_cast<uintptr_t>(hi);
   return LRELU_STATUS_OK;

@@ -66,6 +66,14 @@ struct Checked {
 lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
                            Checked* c);
 
+// A pointer placed at `data` for n elements spanning the byte range
+// [lo_bytes, hi_bytes] relative to it (Checked's or Problem::Reach's): NULL
+// with elements is LRELU_STATUS_NULL_DATA, a range past either end of the
+// address space LRELU_STATUS_SIZE_OVERFLOW; `name` names it in the error.
+// What lrelu_executor_bind checks of each re-bound pointer.
+lrelu_status_t CheckPlacement(const char* name, uintptr_t data, int64_t n,
+                              int64_t lo_bytes, int64_t hi_bytes);
+
 // Validate the arguments of the forward pass / the gradient and fill *p.
 // On failure the calling thread's error message names the problem.
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <string>
 
+#include "error_kind.h"
+
 namespace lrelu_torch {
 namespace {
 
@@ -18,66 +20,54 @@ const lrelu_torch_kernels_t& Kernels() {
   return *kernels;
 }
 
-// torch's Python name of a dtype, as the Python kernels' messages print it.
-std::string DtypeName(at::ScalarType type) {
-  switch (type) {
-    case at::kFloat:
-      return "torch.float32";
-    case at::kDouble:
-      return "torch.float64";
-    case at::kHalf:
-      return "torch.float16";
-    case at::kBFloat16:
-      return "torch.bfloat16";
-    case at::kByte:
-      return "torch.uint8";
-    case at::kChar:
-      return "torch.int8";
-    case at::kShort:
-      return "torch.int16";
-    case at::kInt:
-      return "torch.int32";
-    case at::kLong:
-      return "torch.int64";
-    case at::kBool:
-      return "torch.bool";
-    case at::kComplexHalf:
-      return "torch.complex32";
-    case at::kComplexFloat:
-      return "torch.complex64";
-    case at::kComplexDouble:
-      return "torch.complex128";
-    default:
-      return c10::toString(type);
+// torch's dtypes with their Python names (as the Python kernels' messages
+// print them) and, for the four lrelu computes (`computed`), lrelu's dtype
+// (unused for the others).
+struct DtypeEntry {
+  at::ScalarType type;
+  const char* name;
+  bool computed;
+  lrelu_dtype_t dtype;
+};
+constexpr DtypeEntry kDtypes[] = {
+    {at::kFloat, "torch.float32", true, LRELU_DTYPE_FLOAT32},
+    {at::kHalf, "torch.float16", true, LRELU_DTYPE_FLOAT16},
+    {at::kBFloat16, "torch.bfloat16", true, LRELU_DTYPE_BFLOAT16},
+    {at::kDouble, "torch.float64", true, LRELU_DTYPE_FLOAT64},
+    {at::kByte, "torch.uint8", false, LRELU_DTYPE_FLOAT32},
+    {at::kChar, "torch.int8", false, LRELU_DTYPE_FLOAT32},
+    {at::kShort, "torch.int16", false, LRELU_DTYPE_FLOAT32},
+    {at::kInt, "torch.int32", false, LRELU_DTYPE_FLOAT32},
+    {at::kLong, "torch.int64", false, LRELU_DTYPE_FLOAT32},
+    {at::kBool, "torch.bool", false, LRELU_DTYPE_FLOAT32},
+    {at::kComplexHalf, "torch.complex32", false, LRELU_DTYPE_FLOAT32},
+    {at::kComplexFloat, "torch.complex64", false, LRELU_DTYPE_FLOAT32},
+    {at::kComplexDouble, "torch.complex128", false, LRELU_DTYPE_FLOAT32},
+};
+
+const DtypeEntry* EntryOf(at::ScalarType type) {
+  for (const DtypeEntry& e : kDtypes) {
+    if (e.type == type) return &e;
   }
+  return nullptr;
+}
+
+std::string DtypeName(at::ScalarType type) {
+  const DtypeEntry* e = EntryOf(type);
+  return e != nullptr ? e->name : c10::toString(type);
 }
 
 // The messages are lrelu.torch's Python kernels' (the fallback where this
 // library is not built), so both read alike.
 lrelu_dtype_t Dtype(const at::Tensor& t, const char* name) {
-  lrelu_dtype_t dtype;
-  switch (t.scalar_type()) {
-    case at::kFloat:
-      dtype = LRELU_DTYPE_FLOAT32;
-      break;
-    case at::kHalf:
-      dtype = LRELU_DTYPE_FLOAT16;
-      break;
-    case at::kBFloat16:
-      dtype = LRELU_DTYPE_BFLOAT16;
-      break;
-    case at::kDouble:
-      dtype = LRELU_DTYPE_FLOAT64;
-      break;
-    default:
-      TORCH_CHECK_TYPE(false, "lrelu: ", name, " has dtype ",
-                       DtypeName(t.scalar_type()),
-                       "; lrelu computes float16, bfloat16, float32 and "
-                       "float64 only (contract v1)");
-  }
+  const DtypeEntry* e = EntryOf(t.scalar_type());
+  TORCH_CHECK_TYPE(e != nullptr && e->computed, "lrelu: ", name, " has dtype ",
+                   DtypeName(t.scalar_type()),
+                   "; lrelu computes float16, bfloat16, float32 and float64 "
+                   "only (contract v1)");
   TORCH_CHECK_VALUE(t.is_cpu(), "lrelu: ", name, " lives on ", t.device(),
                     "; the lrelu Python package computes on the CPU only");
-  return dtype;
+  return e->dtype;
 }
 
 // A lazy negation is a flag, not memory: read the values it stands for.
@@ -95,21 +85,17 @@ lrelu_tensor_t View(const at::Tensor& t, lrelu_dtype_t dtype) {
   return view;
 }
 
-// The exception types and message of the extension's ThrowStatus
-// (python/src/errors.cc), so that both kernels raise alike.
+// The extension's exception kinds (error_kind.h) and message (errors.cc's
+// ThrowStatus); torch has no OverflowError or MemoryError of its own, so
+// those two raise RuntimeError here.
 void Check(const lrelu_torch_kernels_t& kernels, lrelu_status_t status) {
   if (status == LRELU_STATUS_OK) return;
   const std::string message = std::string("lrelu: ") + kernels.last_error() +
                               " (" + kernels.status_string(status) + ")";
-  switch (status) {
-    case LRELU_STATUS_UNSUPPORTED_DTYPE:
-    case LRELU_STATUS_DTYPE_MISMATCH:
+  switch (lrelu_python::ErrorKindOf(status)) {
+    case lrelu_python::ErrorKind::kType:
       TORCH_CHECK_TYPE(false, message);
-    case LRELU_STATUS_INVALID_ARGUMENT:
-    case LRELU_STATUS_SHAPE_MISMATCH:
-    case LRELU_STATUS_OVERLAP:
-    case LRELU_STATUS_NULL_DATA:
-    case LRELU_STATUS_INVALID_ALPHA:
+    case lrelu_python::ErrorKind::kValue:
       TORCH_CHECK_VALUE(false, message);
     default:
       TORCH_CHECK(false, message);

@@ -346,10 +346,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     const char* xr = p.x.data + xo * e;
     const char* dyr = p.dy.data + dyo * e;
     if (by_row) {  // channels contiguous: whole rows, in memory order
-      for (int64_t i = 0; i < seg; ++i) {
-        by_row->AddRow(p.dtype, xr + i * xs[last] * e, dyr + i * dys[last] * e,
-                       bins.data(), sums);
-      }
+      by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
+                      bins.data(), sums);
     }
     for (int64_t c = 0; c < (by_row ? 0 : channels); ++c) {
       reference::BinnedSum& b = bins[static_cast<size_t>(c)];

@@ -6,39 +6,20 @@
 #include "cpu/prelu_dalpha.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/prelu_dalpha.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
-#include "cpu/convert-inl.h"
+#include "cpu/prelu_dalpha-inl.h"
 #include "hwy/highway.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// x and dy of one step widened to float64 lanes, per storage dtype.
-struct LoadF32 {
-  using T = float;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
-    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
-  }
-};
-template <bool kHalf>
-struct Load16 {
-  using T = uint16_t;
-  template <class D>
-  static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
-    const hn::Rebind<float, D> df;
-    const auto bits = hn::LoadU(hn::Rebind<uint16_t, D>(), p);
-    return hn::PromoteTo(
-        d, kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits));
-  }
-};
 
 // Terms of elements i .. i + Lanes(d) - 1; ORs the field of inf/NaN
 // products into *special.
@@ -48,9 +29,7 @@ HWY_INLINE void Step(D d, const typename L::T* x, const typename L::T* dy,
                      hn::Vec<hn::RebindToUnsigned<D>>* special) {
   const hn::RebindToUnsigned<D> du;
   const hn::RebindToSigned<D> di;
-  const auto xv = L::Load(d, x);
-  const auto product =
-      hn::IfThenElseZero(hn::Lt(xv, hn::Zero(d)), hn::Mul(xv, L::Load(d, dy)));
+  const auto product = NegativeProduct<L>(d, x, dy);
   const auto bits = hn::BitCast(du, product);
   const auto field = hn::And(hn::ShiftRight<52>(bits), hn::Set(du, 0x7ffu));
   const auto m = hn::ShiftRight<5>(
@@ -179,9 +158,78 @@ int FormatIndex(lrelu_dtype_t dtype) {
                                          : 0;
 }
 
+// Significant bits of each format's values: [float32, float16, bfloat16].
+constexpr int kPrecision[3] = {24, 11, 8};
+
+// The outcome of FitLevels: the grid the terms were last summed on (levels
+// 0: they were not, as there are none), what its kernel saw, and whether
+// the terms fitted it.
+struct Fitted {
+  UlpGrid grid;
+  UlpStats stats;
+  bool fits = false;
+};
+
+// Sums the terms with `kernel(grid, fresh)` on `current`; on a misfit (or
+// with no grid yet) `extent()` gives their sizes and they are summed once
+// more, on the grid those need, unless that is wider than kMaxLevels or a
+// term is inf/NaN. fresh: the kernel starts from the grid's starts, not
+// from the current sums.
+template <class Kernel, class ExtentFn>
+Fitted FitLevels(const UlpGrid& current, int precision, Kernel&& kernel,
+                 ExtentFn&& extent) {
+  Fitted f;
+  if (current.levels > 0) {
+    f.grid = current;
+    f.stats = kernel(current, false);
+    f.fits = Fits(current, f.stats);
+    if (f.fits) return f;
+  }
+  const UlpStats e = extent();
+  if (e.remainder) return f;  // an inf/NaN term
+  if (!(e.max_abs > 0)) {     // no terms (only with no grid yet)
+    f.grid = UlpGrid{};
+    f.fits = true;
+    return f;
+  }
+  const UlpGrid need = GridFor(e.max_abs, e.min_abs, precision);
+  if (need.levels > kMaxLevels) return f;
+  f.grid = need;
+  f.stats = kernel(need, !(need == current));
+  f.fits = Fits(need, f.stats);
+  return f;
+}
+
+// Every sample_every-th run summed on a grid of several levels is measured;
+// two such samples in a row that fit a narrower grid narrow it (a grid too
+// narrow costs a second pass over a run, one too wide a few additions per
+// term). Each narrowing doubles sample_every, from kSampleEvery up to
+// kSampleEveryMax: data whose extent varies from run to run would otherwise
+// narrow and widen again and again.
+constexpr int64_t kSampleEvery = 8;
+constexpr int64_t kSampleEveryMax = 1024;
+
+// The narrower grid to take after a sample `e` (levels 0: keep the grid);
+// *count: samples in a row that fitted a narrower grid.
+UlpGrid Narrowed(const UlpGrid& grid, const UlpStats& e, int precision,
+                 int* count) {
+  UlpGrid need;
+  if (!e.remainder && e.max_abs > 0) {
+    need = GridFor(e.max_abs, e.min_abs, precision);
+  }
+  if (need.levels == 0 || need.levels >= grid.levels) {
+    *count = 0;
+    return {};
+  }
+  if (++*count < 2) return {};
+  *count = 0;
+  return need;
+}
+
 }  // namespace
 
-ProductBins::ProductBins(int64_t target) : terms_fn_(&TermsFor(target)) {
+ProductBins::ProductBins(int64_t target)
+    : terms_fn_(&TermsFor(target)), ulp_fn_(&UlpFor(target)) {
   Clear();
 }
 
@@ -214,13 +262,93 @@ bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
 void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
                       const void* dy, int64_t dys, int64_t n,
                       reference::BinnedSum* bins, reference::ExactSum* sum) {
-  const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
   const int format = FormatIndex(dtype);
   const auto* xb = static_cast<const char*>(x);
   const auto* dyb = static_cast<const char*>(dy);
+  if (xs != 1 || dys != 1) {
+    AddToSlots(format, xb, xs, dyb, dys, n, bins, sum);
+    return;
+  }
+  const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  while (n > 0) {
+    if (deposits_ == kMaxDeposits) FlushLevels(bins);
+    if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
+    const int64_t run = std::min(n, kMaxDeposits - deposits_);
+    if (!AddToLevels(format, xb, dyb, run, bins)) {
+      AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
+    }
+    xb += run * elem;
+    dyb += run * elem;
+    n -= run;
+  }
+}
+
+bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
+                              int64_t n, reference::BinnedSum* bins) {
+  const RunUlpKernel* run = ulp_fn_->run[format];
+  const ExtentKernel extent = ulp_fn_->extent[format];
+  const auto count = static_cast<size_t>(n);
+  const auto measure = [&] {
+    UlpStats e;
+    extent(x, dy, count, &e);
+    return e;
+  };
+  const Fitted f = FitLevels(
+      grid_, kPrecision[format],
+      [&](const UlpGrid& grid, bool fresh) {
+        if (fresh) {
+          ResetLevels(grid, trial_, kRunLanes, kRunLanes);
+        } else {
+          std::memcpy(trial_, acc_, sizeof(double) * kRunLanes * grid.levels);
+        }
+        UlpStats stats;
+        run[grid.levels - 1](x, dy, count, trial_, &stats);
+        return stats;
+      },
+      measure);
+  if (!f.fits) return false;
+  if (f.grid.levels == 0) return true;
+  if (!(f.grid == grid_)) {
+    FlushLevels(bins);
+    grid_ = f.grid;
+    narrower_ = 0;
+  }
+  std::memcpy(acc_, trial_, sizeof(double) * kRunLanes * grid_.levels);
+  deposits_ += n;
+  if (grid_.levels > 1 && ++runs_ >= sample_every_) {
+    runs_ = 0;
+    const UlpGrid narrower =
+        Narrowed(grid_, measure(), kPrecision[format], &narrower_);
+    if (narrower.levels > 0) {
+      FlushLevels(bins);
+      grid_ = narrower;
+      sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
+      ResetLevels(grid_, acc_, kRunLanes, kRunLanes);
+    }
+  }
+  return true;
+}
+
+void ProductBins::FlushLevels(reference::BinnedSum* bins) {
+  if (deposits_ > 0) {
+    for (int j = 0; j < grid_.levels; ++j) {
+      const int64_t units = LevelUnits(grid_, j, acc_, kRunLanes, kRunLanes);
+      if (units != 0) bins->AddScaled(units, LevelExponent(grid_, j));
+    }
+    ResetLevels(grid_, acc_, kRunLanes, kRunLanes);
+  }
+  deposits_ = 0;
+}
+
+void ProductBins::AddToSlots(int format, const char* xb, int64_t xs,
+                             const char* dyb, int64_t dys, int64_t n,
+                             reference::BinnedSum* bins,
+                             reference::ExactSum* sum) {
+  const int64_t elem = format == 0 ? 4 : 2;
   while (n > 0) {
     if (terms_ == kMaxTerms) {
-      FlushInto(bins);
+      FlushSlots(&bin_[0][0], kBanks, bins);
+      terms_ = 0;
       if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
     }
     const int64_t run = std::min({n, kMaxTerms - terms_, kBlock});
@@ -253,7 +381,8 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  FlushSlots(&bin_[0][0], kBanks, bins);
+  FlushLevels(bins);
+  if (terms_ > 0) FlushSlots(&bin_[0][0], kBanks, bins);
   terms_ = 0;
 }
 
@@ -279,10 +408,112 @@ void FlushSlots(uint64_t* slots, int banks, reference::BinnedSum* bins) {
 
 void ChannelBins::Reset(int64_t target, int64_t channels) {
   terms_fn_ = &TermsFor(target);
+  const UlpTable* ulp = &UlpFor(target);
+  // A kept object keeps its grid for the next call on the same channels
+  // (its accumulators are at their starts after Flush()).
+  if (ulp != ulp_fn_ || channels != channels_) {
+    grid_ = UlpGrid{};
+    sample_every_ = kSampleEvery;
+  }
+  ulp_fn_ = ulp;
   channels_ = channels;
   rows_ = 0;
+  deposits_ = 0;
+  narrower_ = 0;
   const auto size = static_cast<size_t>(channels * kSlots);
   if (slots_.size() < size) slots_.resize(size, 0);
+  const auto levels = static_cast<size_t>(channels * kMaxLevels);
+  if (acc_.size() < levels) {
+    acc_.resize(levels);
+    trial_.resize(levels);
+    grid_ = UlpGrid{};
+    sample_every_ = kSampleEvery;
+  }
+}
+
+void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
+                          const char* dy, int64_t dy_row, int64_t rows,
+                          reference::BinnedSum* bins,
+                          reference::ExactSum* sums) {
+  const int format = FormatIndex(dtype);
+  while (rows > 0) {
+    if (deposits_ == kMaxDeposits) FlushLevels(bins, sums);
+    const int64_t n = std::min(rows, kMaxDeposits - deposits_);
+    if (!AddToLevels(format, x, x_row, dy, dy_row, n, bins, sums)) {
+      for (int64_t i = 0; i < n; ++i) {
+        AddRow(dtype, x + i * x_row, dy + i * dy_row, bins, sums);
+      }
+    }
+    x += n * x_row;
+    dy += n * dy_row;
+    rows -= n;
+  }
+}
+
+bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
+                              const char* dy, int64_t dy_row, int64_t rows,
+                              reference::BinnedSum* bins,
+                              reference::ExactSum* sums) {
+  const RowsUlpKernel* kernel = ulp_fn_->rows[format];
+  const ExtentKernel extent = ulp_fn_->extent[format];
+  const int64_t c = channels_;
+  const auto measure = [&] {
+    UlpStats e;
+    for (int64_t r = 0; r < rows; ++r) {
+      extent(x + r * x_row, dy + r * dy_row, static_cast<size_t>(c), &e);
+    }
+    return e;
+  };
+  const Fitted f = FitLevels(
+      grid_, kPrecision[format],
+      [&](const UlpGrid& grid, bool fresh) {
+        if (fresh) {
+          ResetLevels(grid, trial_.data(), c, c);
+        } else {
+          std::copy_n(acc_.data(), c * grid.levels, trial_.data());
+        }
+        UlpStats stats;
+        kernel[grid.levels - 1](x, x_row, dy, dy_row, rows, c, trial_.data(),
+                                &stats);
+        return stats;
+      },
+      measure);
+  if (!f.fits) return false;
+  if (f.grid.levels == 0) return true;
+  if (!(f.grid == grid_)) {
+    FlushLevels(bins, sums);
+    grid_ = f.grid;
+    narrower_ = 0;
+  }
+  acc_.swap(trial_);
+  deposits_ += rows;
+  if (grid_.levels > 1 && ++runs_ >= sample_every_) {
+    runs_ = 0;
+    const UlpGrid narrower =
+        Narrowed(grid_, measure(), kPrecision[format], &narrower_);
+    if (narrower.levels > 0) {
+      FlushLevels(bins, sums);
+      grid_ = narrower;
+      sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
+      ResetLevels(grid_, acc_.data(), c, c);
+    }
+  }
+  return true;
+}
+
+void ChannelBins::FlushLevels(reference::BinnedSum* bins,
+                              reference::ExactSum* sums) {
+  if (deposits_ > 0) {
+    for (int64_t c = 0; c < channels_; ++c) {
+      for (int j = 0; j < grid_.levels; ++j) {
+        const int64_t units = LevelUnits(grid_, j, acc_.data() + c, channels_, 1);
+        if (units != 0) bins[c].AddScaled(units, LevelExponent(grid_, j));
+      }
+      if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);
+    }
+    ResetLevels(grid_, acc_.data(), channels_, channels_);
+  }
+  deposits_ = 0;
 }
 
 void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
@@ -318,6 +549,8 @@ void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
 }
 
 void ChannelBins::Flush(reference::BinnedSum* bins, reference::ExactSum* sums) {
+  FlushLevels(bins, sums);
+  if (rows_ == 0) return;  // the slots are all zero
   for (int64_t c = 0; c < channels_; ++c) {
     FlushSlots(slots_.data() + c * kSlots, 1, &bins[c]);
     if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);

@@ -15,6 +15,10 @@
 // adding them to the slots is scalar (no target has a conflict-free
 // scatter-add). Integer sums only, so exact and independent of order,
 // chunking, thread count and SIMD target.
+//
+// Contiguous runs try the float64 accumulators of prelu_dalpha_ulp.h first
+// (several times quicker: no scatter); a run whose terms do not fit a grid
+// of kMaxLevels levels, or that has an inf/NaN product, takes the slots.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "cpu/kernels.h"
+#include "cpu/prelu_dalpha_ulp.h"
 #include "lrelu/lrelu.h"
 #include "reference/exact_sum.h"
 
@@ -69,12 +74,22 @@ class ProductBins {
            int64_t dys, int64_t n, reference::BinnedSum* bins,
            reference::ExactSum* sum);
 
-  // Moves what the bins hold into `bins` and clears them; the caller
-  // flushes `bins` into an ExactSum before its count() reaches 2^43.
+  // Moves what the bins and accumulators hold into `bins` and clears them;
+  // the caller flushes `bins` into an ExactSum before its count() reaches
+  // 2^43.
   void FlushInto(reference::BinnedSum* bins);
 
  private:
   void Clear();
+  // The slots' path for any run.
+  void AddToSlots(int format, const char* x, int64_t xs, const char* dy,
+                  int64_t dys, int64_t n, reference::BinnedSum* bins,
+                  reference::ExactSum* sum);
+  // The accumulators' path for a contiguous run of at most kMaxDeposits -
+  // deposits_ terms; false (nothing added) when the terms do not fit.
+  bool AddToLevels(int format, const char* x, const char* dy, int64_t n,
+                   reference::BinnedSum* bins);
+  void FlushLevels(reference::BinnedSum* bins);
   // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
   bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
@@ -89,6 +104,18 @@ class ProductBins {
   int64_t terms_;                 // added since the last flush
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
+  // The accumulators: grid_ (kept across flushes: the next terms are
+  // likely of the same sizes), terms per lane since the last flush, runs
+  // summed since the last sample of their extent, runs between samples,
+  // samples in a row that fitted a narrower grid.
+  const UlpTable* ulp_fn_;
+  UlpGrid grid_;
+  int64_t deposits_ = 0;
+  int64_t runs_ = 0;
+  int64_t sample_every_ = 8;
+  int narrower_ = 0;
+  alignas(64) double acc_[kMaxLevels * kRunLanes];
+  alignas(64) double trial_[kMaxLevels * kRunLanes];
 };
 
 // One ProductBins-like set of slots per channel, for rows whose elements
@@ -110,17 +137,37 @@ class ChannelBins {
   void AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,
               reference::BinnedSum* bins, reference::ExactSum* sums);
 
-  // Moves every channel's slots into bins[c] (and those into sums[c] when
-  // close to full).
+  // AddRow for `rows` rows, x_row and dy_row bytes apart: through the
+  // per-channel float64 accumulators when the terms fit their grid, else
+  // row by row through the slots.
+  void AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
+               const char* dy, int64_t dy_row, int64_t rows,
+               reference::BinnedSum* bins, reference::ExactSum* sums);
+
+  // Moves every channel's slots and accumulators into bins[c] (and those
+  // into sums[c] when close to full).
   void Flush(reference::BinnedSum* bins, reference::ExactSum* sums);
 
  private:
+  bool AddToLevels(int format, const char* x, int64_t x_row, const char* dy,
+                   int64_t dy_row, int64_t rows, reference::BinnedSum* bins,
+                   reference::ExactSum* sums);
+  void FlushLevels(reference::BinnedSum* bins, reference::ExactSum* sums);
+
   const TermsTable* terms_fn_ = nullptr;
   int64_t channels_ = 0;
   int64_t rows_ = 0;             // since the last flush
   std::vector<uint64_t> slots_;  // [channel][kSlots]
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
+  // The accumulators, [level][channel], as ProductBins's.
+  const UlpTable* ulp_fn_ = nullptr;
+  UlpGrid grid_;
+  int64_t deposits_ = 0;
+  int64_t runs_ = 0;
+  int64_t sample_every_ = 8;
+  int narrower_ = 0;
+  std::vector<double> acc_, trial_;
 };
 
 }  // namespace lrelu::cpu

@@ -202,29 +202,49 @@ uint64_t ExactSum::Round(const Format& f) const {
   if (pos_inf_) return all_ones_exponent;
   if (neg_inf_) return sign_bit | all_ones_exponent;
 
-  ExactSum s = *this;
-  s.Carry();
-  const bool negative = s.limb_[s.hi_] < 0;
+  if (lo_ > hi_) return 0;  // nothing added: +0
+  // The limbs in use (the others are zero), carried into digits in a local
+  // copy: no 1 KiB copy of the whole sum per rounding.
+  const int lo = lo_;
+  const int last = std::min(hi_ + 1, kLimbs - 1);  // takes the carry out
+  int64_t d[kLimbs];
+  std::memcpy(d + lo, limb_ + lo,
+              static_cast<size_t>(last - lo + 1) * sizeof(d[0]));
+  const auto carry = [&d, lo, last] {
+    for (int i = lo; i < last; ++i) {
+      const int64_t c = d[i] >> 32;  // floor division by 2^32
+      d[i] -= c * (int64_t{1} << 32);
+      d[i + 1] += c;
+    }
+  };
+  carry();
+  const bool negative = d[last] < 0;
   if (negative) {
-    for (int i = s.lo_; i <= s.hi_; ++i) s.limb_[i] = -s.limb_[i];
-    s.Carry();
+    for (int i = lo; i <= last; ++i) d[i] = -d[i];
+    carry();
   }
   // Now every limb is a digit in [0, 2^32).
-  int top = s.hi_;
-  while (top >= 0 && s.limb_[top] == 0) --top;
-  if (top < 0) return 0;  // exact zero: +0
-  auto bit = [&s](int i) -> uint64_t {
-    return (static_cast<uint64_t>(s.limb_[i / 32]) >> (i % 32)) & 1;
+  int top = last;
+  while (top >= lo && d[top] == 0) --top;
+  if (top < lo) return 0;  // exact zero: +0
+  const auto digit = [&d, lo, top](int k) -> uint64_t {
+    return k >= lo && k <= top ? static_cast<uint64_t>(d[k]) : 0;
   };
-  auto any_below = [&s](int i) {  // any bit at positions < i
-    for (int d = std::min(s.lo_, i / 32); d < i / 32; ++d) {
-      if (s.limb_[d] != 0) return true;
+  // Bits [i, i + 64) of the magnitude.
+  const auto window = [&digit](int i) {
+    const int k = i / 32, shift = i % 32;
+    const uint64_t low = digit(k) | digit(k + 1) << 32;
+    return shift == 0 ? low : low >> shift | digit(k + 2) << (64 - shift);
+  };
+  auto bit = [&digit](int i) -> uint64_t { return (digit(i / 32) >> (i % 32)) & 1; };
+  auto any_below = [&digit, lo](int i) {  // any bit at positions < i
+    for (int k = lo; k < i / 32; ++k) {
+      if (digit(k) != 0) return true;
     }
     const uint64_t mask = (uint64_t{1} << (i % 32)) - 1;
-    return (static_cast<uint64_t>(s.limb_[i / 32]) & mask) != 0;
+    return (digit(i / 32) & mask) != 0;
   };
-  const int high = top * 32 + BitLength(static_cast<uint64_t>(s.limb_[top])) -
-                   1;  // position of the leading one
+  const int high = top * 32 + BitLength(digit(top)) - 1;  // the leading one
   const int emin = 1 - f.emax;
   int exponent = high - kBias;  // value in [2^exponent, 2^(exponent + 1))
   const uint64_t sign = negative ? sign_bit : 0;
@@ -233,8 +253,10 @@ uint64_t ExactSum::Round(const Format& f) const {
   int quantum = exponent - fraction_bits;
   if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
   const int low = quantum + kBias;  // bit position of the last kept bit, > 0
-  uint64_t m = 0;
-  for (int i = high; i >= low; --i) m = (m << 1) | bit(i);
+  // Bits low .. high: at most the format's precision (< 64); none when the
+  // magnitude is below the quantum.
+  uint64_t m =
+      high < low ? 0 : window(low) & ((uint64_t{1} << (high - low + 1)) - 1);
   const bool half = bit(low - 1) != 0;
   const bool sticky = any_below(low - 1);
   if (half && (sticky || (m & 1) != 0)) ++m;

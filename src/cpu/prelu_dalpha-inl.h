@@ -1,0 +1,55 @@
+// x and dy widened exactly to float64 lanes, per storage dtype, for PReLU's
+// dalpha kernels (prelu_dalpha.cc, prelu_dalpha_ulp.cc).
+
+// Per-target include guard (Highway's -inl.h convention).
+#if defined(LRELU_SRC_CPU_PRELU_DALPHA_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LRELU_SRC_CPU_PRELU_DALPHA_INL_H_
+#undef LRELU_SRC_CPU_PRELU_DALPHA_INL_H_
+#else
+#define LRELU_SRC_CPU_PRELU_DALPHA_INL_H_
+#endif
+
+#include <cstdint>
+
+#include "cpu/convert-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+struct LoadF32 {
+  using T = float;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const float* p) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+  }
+};
+template <bool kHalf>
+struct Load16 {
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
+    const hn::Rebind<float, D> df;
+    const auto bits = hn::LoadU(hn::Rebind<uint16_t, D>(), p);
+    return hn::PromoteTo(
+        d, kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits));
+  }
+};
+
+// x * dy where x < 0, else +0: exact in float64.
+template <class L, class D>
+HWY_INLINE hn::Vec<D> NegativeProduct(D d, const typename L::T* x,
+                                      const typename L::T* dy) {
+  const auto xv = L::Load(d, x);
+  return hn::IfThenElseZero(hn::Lt(xv, hn::Zero(d)),
+                            hn::Mul(xv, L::Load(d, dy)));
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

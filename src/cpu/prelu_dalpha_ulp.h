@@ -1,0 +1,118 @@
+// The SIMD path of PReLU's dalpha for float32/float16/bfloat16: the exact
+// products x * dy (x < 0) summed in float64 accumulators whose ulp is fixed,
+// so that every addition is exact (docs/prelu.md).
+//
+// Level j of a grid holds a float64 S in [2^(e+52), 2^(e+53)), e = kUlpBase
+// + kUlpWidth * (lo + j): its ulp is 2^e. A term p goes in top level first:
+// s = S + p rounds p to a multiple of 2^e, q = s - S and p - q are exact
+// (the error of a float addition is representable), and the remainder,
+// at most half an ulp, goes to the next level down. The levels step by
+// kUlpWidth bits, so a remainder is below 2^(kUlpWidth - 1) ulps of the next
+// level; after kMaxDeposits of them S has moved less than 2^50 ulps and is
+// still in its binade. A grid fits a set of terms when the largest is at
+// most 2^(kUlpWidth - 1) ulps of the top level and the remainder after the
+// bottom level is zero; the kernels report both (and inf/NaN make the
+// remainder NaN), so a misfit is seen. Then a pass over the terms finds the
+// grid they need and they are summed again on it, or by the integer slots
+// (prelu_dalpha.h) when that needs more than kMaxLevels levels or a term is
+// inf/NaN. S - C_j (C_j = 1.5 * 2^(e+52), the start) is the integer
+// bits(S) - bits(C_j) times 2^e, which goes to an integer BinnedSum: the
+// sum stays exact and order-independent.
+#ifndef LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_
+#define LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "lrelu/lrelu.h"
+#include "reference/exact_sum.h"
+
+namespace lrelu::cpu {
+
+// Bits between the ulps of neighbouring levels.
+constexpr int kUlpWidth = 40;
+// The ulp exponent of level 0: the last bit of the smallest product of two
+// float32 values (2^-149 squared).
+constexpr int kUlpBase = -298;
+// Levels a kernel handles at most; wider sets of terms take the slots.
+constexpr int kMaxLevels = 4;
+// Terms per accumulator lane between flushes: 2^(52 - kUlpWidth - 1).
+constexpr int64_t kMaxDeposits = int64_t{1} << (52 - kUlpWidth - 1);
+// Accumulator lanes per level of a run's grid: two sets of up to eight
+// float64 lanes (the widest x86 vector).
+constexpr int kRunLanes = 16;
+
+// What a kernel saw. The level kernels: the largest |x * dy| (unreliable
+// when a term is NaN) and whether a remainder was left below the bottom
+// level (or a term was inf/NaN). The extent kernel: the largest and the
+// smallest nonzero |x * dy| (+inf when none is nonzero) and whether a term
+// was inf/NaN.
+struct UlpStats {
+  double max_abs = 0;
+  double min_abs = std::numeric_limits<double>::infinity();
+  bool remainder = false;
+};
+
+// Adds the terms of x[i], dy[i] (i < n, contiguous) to the levels of a
+// grid (the kernel's number of them): acc[j * kRunLanes + lane]. Folds
+// what it saw into *stats.
+using RunUlpKernel = void (*)(const void* x, const void* dy, size_t n,
+                              double* acc, UlpStats* stats);
+// Adds the terms of `rows` rows of `channels` contiguous elements (rows
+// x_row / dy_row bytes apart), element c to channel c:
+// acc[j * channels + c].
+using RowsUlpKernel = void (*)(const char* x, int64_t x_row, const char* dy,
+                               int64_t dy_row, int64_t rows, int64_t channels,
+                               double* acc, UlpStats* stats);
+
+// Folds the extent of the terms of x[i], dy[i] (i < n, contiguous) into
+// *stats.
+using ExtentKernel = void (*)(const void* x, const void* dy, size_t n,
+                              UlpStats* stats);
+
+// [format: float32, float16, bfloat16][levels - 1].
+struct UlpTable {
+  RunUlpKernel run[3][kMaxLevels];
+  RowsUlpKernel rows[3][kMaxLevels];
+  ExtentKernel extent[3];
+};
+
+// The kernels compiled for `target` (one of RunnableTargets()).
+const UlpTable& UlpFor(int64_t target);
+
+// A grid: levels lo .. lo + levels - 1 (levels 0: none yet).
+struct UlpGrid {
+  int lo = 0;
+  int levels = 0;
+  bool operator==(const UlpGrid& o) const {
+    return lo == o.lo && levels == o.levels;
+  }
+};
+
+// The smallest grid that fits terms between min_abs and max_abs (finite,
+// max_abs > 0) of products of two values of `precision` significant bits;
+// levels may exceed kMaxLevels.
+UlpGrid GridFor(double max_abs, double min_abs, int precision);
+
+// Whether `grid` took the terms `stats` describes exactly.
+bool Fits(const UlpGrid& grid, const UlpStats& stats);
+
+// Sets `count` accumulators of level j (lanes `stride` apart per level) to
+// their start.
+void ResetLevels(const UlpGrid& grid, double* acc, int64_t stride,
+                 int64_t count);
+
+// The integer sum, in units of level j's ulp, of acc[j * stride + i] -
+// start for i < count.
+int64_t LevelUnits(const UlpGrid& grid, int j, const double* acc,
+                   int64_t stride, int64_t count);
+
+// Level j's ulp exponent.
+inline int LevelExponent(const UlpGrid& grid, int j) {
+  return kUlpBase + kUlpWidth * (grid.lo + j);
+}
+
+}  // namespace lrelu::cpu
+
+#endif  // LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_

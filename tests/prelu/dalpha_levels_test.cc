@@ -1,0 +1,343 @@
+// PReLU dalpha's float64 accumulators (cpu/prelu_dalpha_ulp.h) on every
+// runnable target: the kernels sum exactly whenever they report a fit
+// (checked against the GMP oracle), report a misfit for terms too large for
+// the top level, below the bottom level, or inf/NaN, and ProductBins /
+// ChannelBins give the oracle's sums while their data moves between scales
+// (grids widen, narrow, or give way to the slots).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/kernels.h"
+#include "cpu/prelu_dalpha.h"
+#include "cpu/prelu_dalpha_ulp.h"
+#include "prelu/exact_oracle.h"
+#include "reference/exact_sum.h"
+#include "support/test_data.h"
+
+namespace lrelu::testing {
+namespace {
+
+constexpr lrelu_dtype_t kDTypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
+                                     LRELU_DTYPE_BFLOAT16};
+
+int FormatIndex(lrelu_dtype_t d) {
+  return d == LRELU_DTYPE_FLOAT16 ? 1 : d == LRELU_DTYPE_BFLOAT16 ? 2 : 0;
+}
+int Precision(lrelu_dtype_t d) {
+  return d == LRELU_DTYPE_FLOAT16 ? 11 : d == LRELU_DTYPE_BFLOAT16 ? 8 : 24;
+}
+
+// Values of `dtype` with exponents center +- spread (clamped to the normal
+// range), random signs and significands; one in eight is zero.
+std::vector<uint64_t> Scaled(lrelu_dtype_t dtype, size_t n, int center,
+                             int spread, std::mt19937_64& rng) {
+  const int mbits = dtype == LRELU_DTYPE_FLOAT32   ? 23
+                    : dtype == LRELU_DTYPE_FLOAT16 ? 10
+                                                   : 7;
+  const int ebits = dtype == LRELU_DTYPE_FLOAT16 ? 5 : 8;
+  const int bias = (1 << (ebits - 1)) - 1;
+  std::vector<uint64_t> out(n);
+  for (uint64_t& b : out) {
+    const uint64_t r = rng();
+    if ((r & 7) == 0) {
+      b = 0;
+      continue;
+    }
+    int field = bias + center +
+                static_cast<int>((r >> 3) % static_cast<uint64_t>(2 * spread + 1)) -
+                spread;
+    field = std::max(1, std::min(field, (1 << ebits) - 2));
+    b = ((r >> 20) & 1) << (mbits + ebits) |
+        static_cast<uint64_t>(field) << mbits |
+        ((r >> 21) & ((uint64_t{1} << mbits) - 1));
+  }
+  return out;
+}
+
+// Raw bits as the storage the kernels read.
+std::vector<unsigned char> Store(lrelu_dtype_t dtype,
+                                 const std::vector<uint64_t>& bits) {
+  std::vector<unsigned char> out(bits.size() * lrelu_dtype_size(dtype));
+  for (size_t i = 0; i < bits.size(); ++i) {
+    reference::StoreBits(dtype, out.data(), i, bits[i]);
+  }
+  return out;
+}
+
+uint64_t Oracle(lrelu_dtype_t dtype, const std::vector<uint64_t>& x,
+                const std::vector<uint64_t>& dy) {
+  return ExactDalpha(dtype, x, dy, LRELU_DTYPE_FLOAT64);
+}
+
+const reference::Format kF64 = reference::FormatOf(LRELU_DTYPE_FLOAT64);
+
+// The grid a run's terms need, from the oracle's values.
+cpu::UlpGrid NeededGrid(lrelu_dtype_t dtype, const std::vector<uint64_t>& x,
+                        const std::vector<uint64_t>& dy) {
+  double max_abs = 0, min_abs = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double xv = ValueOf(dtype, x[i]);
+    const double p = xv < 0 ? std::fabs(xv * ValueOf(dtype, dy[i])) : 0.0;
+    if (p > 0) {
+      max_abs = std::max(max_abs, p);
+      min_abs = std::min(min_abs, p);
+    }
+  }
+  return max_abs > 0 ? cpu::GridFor(max_abs, min_abs, Precision(dtype))
+                     : cpu::UlpGrid{0, 1};
+}
+
+// The run kernel on a fresh grid: whether it fitted, and the sum it holds.
+struct RunResult {
+  bool fits;
+  uint64_t sum;
+};
+RunResult RunOnGrid(int64_t target, lrelu_dtype_t dtype,
+                    const std::vector<uint64_t>& x,
+                    const std::vector<uint64_t>& dy, const cpu::UlpGrid& g) {
+  std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
+  std::vector<double> acc(cpu::kMaxLevels * cpu::kRunLanes);
+  cpu::ResetLevels(g, acc.data(), cpu::kRunLanes, cpu::kRunLanes);
+  cpu::UlpStats stats;
+  cpu::UlpFor(target).run[FormatIndex(dtype)][g.levels - 1](
+      xb.data(), dyb.data(), x.size(), acc.data(), &stats);
+  reference::ExactSum sum;
+  for (int j = 0; j < g.levels; ++j) {
+    sum.AddScaled128(cpu::LevelUnits(g, j, acc.data(), cpu::kRunLanes,
+                                     cpu::kRunLanes),
+                     cpu::LevelExponent(g, j));
+  }
+  return {cpu::Fits(g, stats), sum.Round(kF64)};
+}
+
+TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
+  std::mt19937_64 rng(7);
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const bool f16 = dtype == LRELU_DTYPE_FLOAT16;
+      // Spreads from one level to four (float16's range allows fewer).
+      for (int spread : f16 ? std::vector<int>{1, 6, 14}
+                            : std::vector<int>{1, 10, 30, 55}) {
+        for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{9},
+                         size_t{33}, size_t{1000}, size_t{2048}}) {
+          const std::vector<uint64_t> x = Scaled(dtype, n, 0, spread, rng);
+          const std::vector<uint64_t> dy = Scaled(dtype, n, -3, spread, rng);
+          const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
+          if (g.levels > cpu::kMaxLevels) continue;
+          const std::string what = std::string(t.name) + " " +
+                                   lrelu_dtype_name(dtype) + " n " +
+                                   std::to_string(n) + " levels " +
+                                   std::to_string(g.levels);
+          const RunResult r = RunOnGrid(t.bit, dtype, x, dy, g);
+          ASSERT_TRUE(r.fits) << what;
+          ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(DalphaLevels, RunKernelReportsMisfits) {
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const uint64_t one = dtype == LRELU_DTYPE_FLOAT32 ? 0x3f800000u
+                           : dtype == LRELU_DTYPE_FLOAT16 ? 0x3c00u
+                                                          : 0x3f80u;
+      const uint64_t sign = dtype == LRELU_DTYPE_FLOAT32 ? 0x80000000u : 0x8000u;
+      const uint64_t inf = dtype == LRELU_DTYPE_FLOAT32   ? 0x7f800000u
+                           : dtype == LRELU_DTYPE_FLOAT16 ? 0x7c00u
+                                                          : 0x7f80u;
+      const uint64_t nan = inf | (inf >> 1 & ~inf);  // top fraction bit set
+      const std::string what =
+          std::string(t.name) + " " + lrelu_dtype_name(dtype);
+      std::vector<uint64_t> x(9, one | sign), dy(9, one);
+      const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
+      EXPECT_TRUE(RunOnGrid(t.bit, dtype, x, dy, g).fits) << what;
+      // dy = +0 makes x * dy = -0: no term, and a -0 remainder.
+      std::vector<uint64_t> dy0 = dy;
+      dy0[3] = 0;
+      dy0[8] = 0;
+      EXPECT_TRUE(RunOnGrid(t.bit, dtype, x, dy0, g).fits) << what;
+      // Too large for the top level: the grid one level lower.
+      const cpu::UlpGrid low{g.lo - 1, 1};
+      EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, low).fits) << what;
+      // A term with bits below the bottom level: the grid one level higher.
+      const cpu::UlpGrid high{g.lo + 2, 1};
+      EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, high).fits) << what;
+      // inf and NaN products, in the last (partial) vector and the first.
+      for (size_t at : {size_t{8}, size_t{0}}) {
+        for (uint64_t special : {inf, nan}) {
+          std::vector<uint64_t> dy2 = dy;
+          dy2[at] = special;
+          EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy2, g).fits)
+              << what << " at " << at;
+        }
+      }
+    }
+  }
+}
+
+TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
+  std::mt19937_64 rng(11);
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      for (int64_t channels : {1, 3, 5, 64, 67}) {
+        const int64_t rows = 13;
+        const auto n = static_cast<size_t>(rows * channels);
+        const std::vector<uint64_t> x = Scaled(dtype, n, 2, 5, rng);
+        const std::vector<uint64_t> dy = Scaled(dtype, n, -4, 5, rng);
+        const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
+        ASSERT_LE(g.levels, cpu::kMaxLevels);
+        std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
+        std::vector<double> acc(static_cast<size_t>(channels) *
+                                cpu::kMaxLevels);
+        cpu::ResetLevels(g, acc.data(), channels, channels);
+        cpu::UlpStats stats;
+        const int64_t row = channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
+        cpu::UlpFor(t.bit).rows[FormatIndex(dtype)][g.levels - 1](
+            reinterpret_cast<const char*>(xb.data()), row,
+            reinterpret_cast<const char*>(dyb.data()), row, rows, channels,
+            acc.data(), &stats);
+        const std::string what = std::string(t.name) + " " +
+                                 lrelu_dtype_name(dtype) + " channels " +
+                                 std::to_string(channels);
+        ASSERT_TRUE(cpu::Fits(g, stats)) << what;
+        for (int64_t c = 0; c < channels; ++c) {
+          std::vector<uint64_t> xc, dyc;
+          for (int64_t r = 0; r < rows; ++r) {
+            xc.push_back(x[static_cast<size_t>(r * channels + c)]);
+            dyc.push_back(dy[static_cast<size_t>(r * channels + c)]);
+          }
+          reference::ExactSum sum;
+          for (int j = 0; j < g.levels; ++j) {
+            sum.AddScaled128(cpu::LevelUnits(g, j, acc.data() + c, channels, 1),
+                             cpu::LevelExponent(g, j));
+          }
+          ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(Oracle(dtype, xc, dyc), 8))
+              << what << " channel " << c;
+        }
+      }
+    }
+  }
+}
+
+// Blocks at different scales, one too wide for kMaxLevels (the slots); for
+// float32 and bfloat16, terms with bits below the bottom level of the grid
+// in use follow a narrow block twice (first, and after the grid has had
+// time to narrow): the grid widens, narrows and gives way.
+struct Block {
+  int x_center, dy_center, spread;
+  size_t n;
+};
+std::vector<Block> Blocks(lrelu_dtype_t dtype) {
+  if (dtype == LRELU_DTYPE_FLOAT16) {
+    return {{0, 0, 2, 3000}, {-8, 5, 4, 2500}, {3, -10, 3, 20000},
+            {0, 0, 15, 3000}, {0, 0, 1, 70000}};
+  }
+  return {{0, 0, 1, 5000},     {-30, -30, 2, 5000}, {0, 0, 2, 3000},
+          {-40, 30, 8, 2500}, {3, -10, 3, 20000},
+          {0, 0, 120, 3000}, {60, -70, 20, 4000}, {0, 0, 1, 70000},
+          {-30, -30, 2, 4000}};
+}
+
+// One block's x and dy; with `inf`, one product in the middle is -1 * inf.
+void Fill(lrelu_dtype_t dtype, const Block& b, bool inf, std::mt19937_64& rng,
+          std::vector<uint64_t>* x, std::vector<uint64_t>* dy) {
+  *x = Scaled(dtype, b.n, b.x_center, b.spread, rng);
+  *dy = Scaled(dtype, b.n, b.dy_center, b.spread, rng);
+  if (inf) {
+    const bool f32 = dtype == LRELU_DTYPE_FLOAT32;
+    const bool f16 = dtype == LRELU_DTYPE_FLOAT16;
+    (*x)[b.n / 2] = f32 ? 0xbf800000u : f16 ? 0xbc00u : 0xbf80u;
+    (*dy)[b.n / 2] = f32 ? 0x7f800000u : f16 ? 0x7c00u : 0x7f80u;
+  }
+}
+
+// Each block is one sum (one alpha element), rounded to float64 and checked
+// on its own, so a lost low bit shows; one object sums them all in turn and
+// keeps its grid from one to the next, as across the alpha elements of a
+// call.
+TEST(DalphaLevels, ProductBinsAcrossScales) {
+  std::mt19937_64 rng(13);
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      cpu::ProductBins bins(t.bit);
+      const std::vector<Block> blocks = Blocks(dtype);
+      for (size_t k = 0; k < blocks.size(); ++k) {
+        std::vector<uint64_t> x, dy;
+        Fill(dtype, blocks[k], k == 2, rng, &x, &dy);
+        const std::vector<unsigned char> xb = Store(dtype, x),
+                                         dyb = Store(dtype, dy);
+        reference::BinnedSum binned;
+        reference::ExactSum sum;
+        // Uneven pieces, as the planes of an NCHW tensor.
+        const size_t elem = lrelu_dtype_size(dtype);
+        for (size_t i = 0; i < x.size();) {
+          const size_t piece = std::min(x.size() - i, 1 + (i * 7919) % 3001);
+          bins.Add(dtype, xb.data() + i * elem, 1, dyb.data() + i * elem, 1,
+                   static_cast<int64_t>(piece), &binned, &sum);
+          i += piece;
+        }
+        bins.FlushInto(&binned);
+        binned.FlushInto(&sum);
+        ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(Oracle(dtype, x, dy), 8))
+            << t.name << " " << lrelu_dtype_name(dtype) << " block " << k;
+      }
+    }
+  }
+}
+
+TEST(DalphaLevels, ChannelBinsAcrossScales) {
+  std::mt19937_64 rng(17);
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      for (int64_t channels : {16, 67}) {
+        const auto c = static_cast<size_t>(channels);
+        cpu::ChannelBins bins(t.bit, channels);
+        const std::vector<Block> blocks = Blocks(dtype);
+        for (size_t k = 0; k < blocks.size(); ++k) {
+          std::vector<uint64_t> x, dy;
+          Fill(dtype, blocks[k], k == 2, rng, &x, &dy);
+          x.resize(x.size() / c * c);
+          dy.resize(x.size());
+          const auto rows = static_cast<int64_t>(x.size() / c);
+          const std::vector<unsigned char> xb = Store(dtype, x),
+                                           dyb = Store(dtype, dy);
+          std::vector<reference::BinnedSum> binned(c);
+          std::vector<reference::ExactSum> sums(c);
+          const int64_t row =
+              channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
+          const auto* xp = reinterpret_cast<const char*>(xb.data());
+          const auto* dyp = reinterpret_cast<const char*>(dyb.data());
+          // Segments of up to 256 rows, as the API sends them.
+          for (int64_t r = 0; r < rows; r += 256) {
+            bins.AddRows(dtype, xp + r * row, row, dyp + r * row, row,
+                         std::min<int64_t>(256, rows - r), binned.data(),
+                         sums.data());
+          }
+          bins.Flush(binned.data(), sums.data());
+          for (size_t j = 0; j < c; ++j) {
+            binned[j].FlushInto(&sums[j]);
+            std::vector<uint64_t> xc, dyc;
+            for (size_t i = j; i < x.size(); i += c) {
+              xc.push_back(x[i]);
+              dyc.push_back(dy[i]);
+            }
+            ASSERT_EQ(Hex(sums[j].Round(kF64), 8),
+                      Hex(Oracle(dtype, xc, dyc), 8))
+                << t.name << " " << lrelu_dtype_name(dtype) << " channels "
+                << channels << " block " << k << " channel " << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lrelu::testing

@@ -170,18 +170,17 @@ struct Fitted {
   bool fits = false;
 };
 
-// Sums the terms with `kernel(grid, fresh)` on `current`; on a misfit (or
-// with no grid yet) `extent()` gives their sizes and they are summed once
-// more, on the grid those need, unless that is wider than kMaxLevels or a
-// term is inf/NaN. fresh: the kernel starts from the grid's starts, not
-// from the current sums.
+// Sums the terms with `kernel(grid)` on `current`; on a misfit (or with no
+// grid yet) `extent()` gives their sizes and they are summed once more, on
+// the grid those need, unless that is wider than kMaxLevels or a term is
+// inf/NaN.
 template <class Kernel, class ExtentFn>
 Fitted FitLevels(const UlpGrid& current, int precision, Kernel&& kernel,
                  ExtentFn&& extent) {
   Fitted f;
   if (current.levels > 0) {
     f.grid = current;
-    f.stats = kernel(current, false);
+    f.stats = kernel(current);
     f.fits = Fits(current, f.stats);
     if (f.fits) return f;
   }
@@ -195,7 +194,7 @@ Fitted FitLevels(const UlpGrid& current, int precision, Kernel&& kernel,
   const UlpGrid need = GridFor(e.max_abs, e.min_abs, precision);
   if (need.levels > kMaxLevels) return f;
   f.grid = need;
-  f.stats = kernel(need, !(need == current));
+  f.stats = kernel(need);
   f.fits = Fits(need, f.stats);
   return f;
 }
@@ -271,9 +270,8 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
   }
   const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
   while (n > 0) {
-    if (deposits_ == kMaxDeposits) FlushLevels(bins);
     if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
-    const int64_t run = std::min(n, kMaxDeposits - deposits_);
+    const int64_t run = std::min(n, kMaxRun);
     if (!AddToLevels(format, xb, dyb, run, bins)) {
       AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
     }
@@ -293,51 +291,34 @@ bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
     extent(x, dy, count, &e);
     return e;
   };
+  int64_t units[kMaxLevels];
   const Fitted f = FitLevels(
       grid_, kPrecision[format],
-      [&](const UlpGrid& grid, bool fresh) {
-        if (fresh) {
-          ResetLevels(grid, trial_, kRunLanes, kRunLanes);
-        } else {
-          std::memcpy(trial_, acc_, sizeof(double) * kRunLanes * grid.levels);
-        }
+      [&](const UlpGrid& grid) {
         UlpStats stats;
-        run[grid.levels - 1](x, dy, count, trial_, &stats);
+        run[grid.levels - 1](x, dy, count, grid.lo, units, &stats);
         return stats;
       },
       measure);
   if (!f.fits) return false;
   if (f.grid.levels == 0) return true;
+  for (int j = 0; j < f.grid.levels; ++j) {
+    if (units[j] != 0) bins->AddScaled(units[j], LevelExponent(f.grid, j));
+  }
   if (!(f.grid == grid_)) {
-    FlushLevels(bins);
     grid_ = f.grid;
     narrower_ = 0;
   }
-  std::memcpy(acc_, trial_, sizeof(double) * kRunLanes * grid_.levels);
-  deposits_ += n;
   if (grid_.levels > 1 && ++runs_ >= sample_every_) {
     runs_ = 0;
     const UlpGrid narrower =
         Narrowed(grid_, measure(), kPrecision[format], &narrower_);
     if (narrower.levels > 0) {
-      FlushLevels(bins);
       grid_ = narrower;
       sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
-      ResetLevels(grid_, acc_, kRunLanes, kRunLanes);
     }
   }
   return true;
-}
-
-void ProductBins::FlushLevels(reference::BinnedSum* bins) {
-  if (deposits_ > 0) {
-    for (int j = 0; j < grid_.levels; ++j) {
-      const int64_t units = LevelUnits(grid_, j, acc_, kRunLanes, kRunLanes);
-      if (units != 0) bins->AddScaled(units, LevelExponent(grid_, j));
-    }
-    ResetLevels(grid_, acc_, kRunLanes, kRunLanes);
-  }
-  deposits_ = 0;
 }
 
 void ProductBins::AddToSlots(int format, const char* xb, int64_t xs,
@@ -381,7 +362,6 @@ void ProductBins::AddToSlots(int format, const char* xb, int64_t xs,
 }
 
 void ProductBins::FlushInto(reference::BinnedSum* bins) {
-  FlushLevels(bins);
   if (terms_ > 0) FlushSlots(&bin_[0][0], kBanks, bins);
   terms_ = 0;
 }
@@ -409,8 +389,7 @@ void FlushSlots(uint64_t* slots, int banks, reference::BinnedSum* bins) {
 void ChannelBins::Reset(int64_t target, int64_t channels) {
   terms_fn_ = &TermsFor(target);
   const UlpTable* ulp = &UlpFor(target);
-  // A kept object keeps its grid for the next call on the same channels
-  // (its accumulators are at their starts after Flush()).
+  // A kept object keeps its grid for the next call on the same channels.
   if (ulp != ulp_fn_ || channels != channels_) {
     grid_ = UlpGrid{};
     sample_every_ = kSampleEvery;
@@ -418,17 +397,17 @@ void ChannelBins::Reset(int64_t target, int64_t channels) {
   ulp_fn_ = ulp;
   channels_ = channels;
   rows_ = 0;
-  deposits_ = 0;
+  level_rows_ = 0;
   narrower_ = 0;
   const auto size = static_cast<size_t>(channels * kSlots);
   if (slots_.size() < size) slots_.resize(size, 0);
   const auto levels = static_cast<size_t>(channels * kMaxLevels);
   if (acc_.size() < levels) {
     acc_.resize(levels);
+    units_.resize(levels);
     trial_.resize(levels);
-    grid_ = UlpGrid{};
-    sample_every_ = kSampleEvery;
   }
+  std::fill_n(units_.begin(), levels, 0);
 }
 
 void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
@@ -437,8 +416,8 @@ void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
                           reference::ExactSum* sums) {
   const int format = FormatIndex(dtype);
   while (rows > 0) {
-    if (deposits_ == kMaxDeposits) FlushLevels(bins, sums);
-    const int64_t n = std::min(rows, kMaxDeposits - deposits_);
+    const int64_t n = std::min(rows, kMaxRun);
+    if (level_rows_ + n > kMaxLevelRows) FlushLevels(bins, sums);
     if (!AddToLevels(format, x, x_row, dy, dy_row, n, bins, sums)) {
       for (int64_t i = 0; i < n; ++i) {
         AddRow(dtype, x + i * x_row, dy + i * dy_row, bins, sums);
@@ -466,15 +445,11 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
   };
   const Fitted f = FitLevels(
       grid_, kPrecision[format],
-      [&](const UlpGrid& grid, bool fresh) {
-        if (fresh) {
-          ResetLevels(grid, trial_.data(), c, c);
-        } else {
-          std::copy_n(acc_.data(), c * grid.levels, trial_.data());
-        }
+      [&](const UlpGrid& grid) {
+        std::fill_n(trial_.begin(), c * grid.levels, 0);
         UlpStats stats;
-        kernel[grid.levels - 1](x, x_row, dy, dy_row, rows, c, trial_.data(),
-                                &stats);
+        kernel[grid.levels - 1](x, x_row, dy, dy_row, rows, c, grid.lo,
+                                acc_.data(), trial_.data(), &stats);
         return stats;
       },
       measure);
@@ -485,8 +460,8 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
     grid_ = f.grid;
     narrower_ = 0;
   }
-  acc_.swap(trial_);
-  deposits_ += rows;
+  for (int64_t i = 0; i < c * grid_.levels; ++i) units_[i] += trial_[i];
+  level_rows_ += rows;
   if (grid_.levels > 1 && ++runs_ >= sample_every_) {
     runs_ = 0;
     const UlpGrid narrower =
@@ -495,7 +470,6 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
       FlushLevels(bins, sums);
       grid_ = narrower;
       sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
-      ResetLevels(grid_, acc_.data(), c, c);
     }
   }
   return true;
@@ -503,17 +477,17 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
 
 void ChannelBins::FlushLevels(reference::BinnedSum* bins,
                               reference::ExactSum* sums) {
-  if (deposits_ > 0) {
+  if (level_rows_ > 0) {
     for (int64_t c = 0; c < channels_; ++c) {
       for (int j = 0; j < grid_.levels; ++j) {
-        const int64_t units = LevelUnits(grid_, j, acc_.data() + c, channels_, 1);
+        int64_t& units = units_[j * channels_ + c];
         if (units != 0) bins[c].AddScaled(units, LevelExponent(grid_, j));
+        units = 0;
       }
       if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);
     }
-    ResetLevels(grid_, acc_.data(), channels_, channels_);
   }
-  deposits_ = 0;
+  level_rows_ = 0;
 }
 
 void ChannelBins::AddRow(lrelu_dtype_t dtype, const void* x, const void* dy,

@@ -85,11 +85,10 @@ class ProductBins {
   void AddToSlots(int format, const char* x, int64_t xs, const char* dy,
                   int64_t dys, int64_t n, reference::BinnedSum* bins,
                   reference::ExactSum* sum);
-  // The accumulators' path for a contiguous run of at most kMaxDeposits -
-  // deposits_ terms; false (nothing added) when the terms do not fit.
+  // The levels' path for a contiguous run of at most kMaxRun terms; false
+  // (nothing added) when the terms do not fit.
   bool AddToLevels(int format, const char* x, const char* dy, int64_t n,
                    reference::BinnedSum* bins);
-  void FlushLevels(reference::BinnedSum* bins);
   // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
   bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
@@ -104,18 +103,15 @@ class ProductBins {
   int64_t terms_;                 // added since the last flush
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
-  // The accumulators: grid_ (kept across flushes: the next terms are
-  // likely of the same sizes), terms per lane since the last flush, runs
-  // summed since the last sample of their extent, runs between samples,
-  // samples in a row that fitted a narrower grid.
+  // The levels' grid (kept from run to run and across flushes: the next
+  // terms are likely of the same sizes), runs summed since the last sample
+  // of their extent, runs between samples, samples in a row that fitted a
+  // narrower grid.
   const UlpTable* ulp_fn_;
   UlpGrid grid_;
-  int64_t deposits_ = 0;
   int64_t runs_ = 0;
   int64_t sample_every_ = 8;
   int narrower_ = 0;
-  alignas(64) double acc_[kMaxLevels * kRunLanes];
-  alignas(64) double trial_[kMaxLevels * kRunLanes];
 };
 
 // One ProductBins-like set of slots per channel, for rows whose elements
@@ -161,13 +157,19 @@ class ChannelBins {
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
   // The accumulators, [level][channel], as ProductBins's.
+  // The levels, as ProductBins's; units_[level][channel] holds the
+  // integers of level_rows_ rows on grid_ (flushed before 2^14 rows:
+  // each adds below 2^47 per level), trial_ a call's own, acc_ the
+  // kernel's accumulators.
+  static constexpr int64_t kMaxLevelRows = int64_t{1} << 14;
   const UlpTable* ulp_fn_ = nullptr;
   UlpGrid grid_;
-  int64_t deposits_ = 0;
+  int64_t level_rows_ = 0;
   int64_t runs_ = 0;
   int64_t sample_every_ = 8;
   int narrower_ = 0;
-  std::vector<double> acc_, trial_;
+  std::vector<double> acc_;
+  std::vector<int64_t> units_, trial_;
 };
 
 }  // namespace lrelu::cpu

@@ -21,8 +21,29 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-static_assert(HWY_MAX_BYTES / 8 <= kRunLanes / 2,
-              "two sets of float64 lanes must fit kRunLanes");
+// x * dy where x < 0, else zero. min(x, 0) is one instruction where the
+// comparison and the mask are two; x >= 0 with dy inf or NaN then makes a
+// NaN, which only sends the run to the slots (correct, slower).
+template <class L, class D>
+HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
+                           const typename L::T* dy) {
+  return hn::Mul(hn::Min(L::Load(d, x), hn::Zero(d)), L::Load(d, dy));
+}
+
+// The levels' starts C_j = 1.5 * 2^(e_j + 52) and their bits.
+template <int kLevels, class D>
+struct Starts {
+  Starts(D d, int lo) {
+    const hn::RebindToUnsigned<D> du;
+    for (int j = 0; j < kLevels; ++j) {
+      const double c = std::ldexp(1.5, lo + kUlpWidth * j + 52);
+      value[j] = hn::Set(d, c);
+      bits[j] = hn::BitCast(du, value[j]);
+    }
+  }
+  hn::Vec<D> value[kLevels];
+  hn::Vec<hn::RebindToUnsigned<D>> bits[kLevels];
+};
 
 // What the level kernels track: the largest |term| (for the top level)
 // and the OR of the remainders' bits (only a sign bit when all are zero:
@@ -56,52 +77,81 @@ HWY_INLINE void Deposit(hn::Vec<D> p, hn::Vec<D>* acc, Seen<D>* seen) {
   seen->remainder = hn::Or(seen->remainder, p);
 }
 
+// Moves both sets' accumulators into the integers and back to the starts.
+template <int kLevels, class D, class DU = hn::RebindToUnsigned<D>>
+HWY_INLINE void Renormalize(D d, const Starts<kLevels, D>& c, hn::Vec<D>* a0,
+                            hn::Vec<D>* a1, hn::Vec<DU>* units) {
+  const DU du;
+  for (int j = 0; j < kLevels; ++j) {
+    units[j] = hn::Add(
+        units[j],
+        hn::Add(hn::Sub(hn::BitCast(du, a0[j]), c.bits[j]),
+                hn::Sub(hn::BitCast(du, a1[j]), c.bits[j])));
+    a0[j] = c.value[j];
+    a1[j] = c.value[j];
+  }
+  (void)d;
+}
+
 template <class L, int kLevels>
-void Run(const void* xp, const void* dyp, size_t n, double* acc,
+void Run(const void* xp, const void* dyp, size_t n, int lo, int64_t* out,
          UlpStats* stats) {
   using T = typename L::T;
   using D = hn::ScalableTag<double>;
+  using DU = hn::RebindToUnsigned<D>;
   const auto* x = static_cast<const T*>(xp);
   const auto* dy = static_cast<const T*>(dyp);
   const D d;
+  const DU du;
   const size_t lanes = hn::Lanes(d);
-  constexpr int kHalf = kRunLanes / 2;
+  const Starts<kLevels, D> c(d, lo);
   // Two sets of accumulators, so consecutive vectors' additions do not wait
-  // for each other; one Seen for both (registers are short).
+  // for each other; one Seen and one set of integers for both (registers
+  // are short).
   hn::Vec<D> a0[kLevels], a1[kLevels];
+  hn::Vec<DU> units[kLevels];
   for (int j = 0; j < kLevels; ++j) {
-    a0[j] = hn::LoadU(d, acc + j * kRunLanes);
-    a1[j] = hn::LoadU(d, acc + j * kRunLanes + kHalf);
+    a0[j] = a1[j] = c.value[j];
+    units[j] = hn::Zero(du);
   }
   Seen<D> seen(d);
+  const size_t block = kRenormEvery * 2 * lanes;
   size_t i = 0;
+  for (; i + block <= n; i += block) {
+    for (size_t k = i; k < i + block; k += 2 * lanes) {
+      Deposit<kLevels>(Term<L>(d, x + k, dy + k), a0, &seen);
+      Deposit<kLevels>(Term<L>(d, x + k + lanes, dy + k + lanes), a1, &seen);
+    }
+    Renormalize(d, c, a0, a1, units);
+  }
+  // Fewer than kRenormEvery deposits per set: pairs, one vector, and the
+  // last few padded with x = +0 (no term).
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    Deposit<kLevels>(NegativeProduct<L>(d, x + i, dy + i), a0, &seen);
-    Deposit<kLevels>(NegativeProduct<L>(d, x + i + lanes, dy + i + lanes), a1,
-                     &seen);
+    Deposit<kLevels>(Term<L>(d, x + i, dy + i), a0, &seen);
+    Deposit<kLevels>(Term<L>(d, x + i + lanes, dy + i + lanes), a1, &seen);
   }
   if (i + lanes <= n) {
-    Deposit<kLevels>(NegativeProduct<L>(d, x + i, dy + i), a0, &seen);
+    Deposit<kLevels>(Term<L>(d, x + i, dy + i), a0, &seen);
     i += lanes;
   }
-  if (i < n) {  // the last few, padded with x = +0 (no term)
-    T xt[kHalf] = {}, dyt[kHalf] = {};
+  if (i < n) {
+    T xt[HWY_MAX_BYTES / 8] = {}, dyt[HWY_MAX_BYTES / 8] = {};
     std::memcpy(xt, x + i, (n - i) * sizeof(T));
     std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
-    Deposit<kLevels>(NegativeProduct<L>(d, xt, dyt), a1, &seen);
+    Deposit<kLevels>(Term<L>(d, xt, dyt), a1, &seen);
   }
+  Renormalize(d, c, a0, a1, units);
   for (int j = 0; j < kLevels; ++j) {
-    hn::StoreU(a0[j], d, acc + j * kRunLanes);
-    hn::StoreU(a1[j], d, acc + j * kRunLanes + kHalf);
+    out[j] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, units[j])));
   }
   seen.Into(d, stats);
 }
 
-// One step of a row: Lanes(d) channels from c, their levels in memory.
+// One step of a row: Lanes(d) channels, their levels `stride` apart.
 template <class L, int kLevels, class D>
 HWY_INLINE void RowStep(D d, const typename L::T* x, const typename L::T* dy,
                         double* acc, int64_t stride, Seen<D>* seen) {
-  auto p = NegativeProduct<L>(d, x, dy);
+  auto p = Term<L>(d, x, dy);
   seen->max_abs = hn::Max(seen->max_abs, hn::Abs(p));
   for (int j = kLevels - 1; j >= 0; --j) {
     double* a = acc + j * stride;
@@ -113,26 +163,58 @@ HWY_INLINE void RowStep(D d, const typename L::T* x, const typename L::T* dy,
   seen->remainder = hn::Or(seen->remainder, p);
 }
 
+// Moves Lanes(d) channels' accumulators into their integers, back to the
+// starts.
+template <int kLevels, class D>
+HWY_INLINE void RowRenormalize(D d, const Starts<kLevels, D>& c, double* acc,
+                               int64_t* units, int64_t stride) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  for (int j = 0; j < kLevels; ++j) {
+    double* a = acc + j * stride;
+    int64_t* u = units + j * stride;
+    const auto moved = hn::BitCast(
+        di, hn::Sub(hn::BitCast(du, hn::LoadU(d, a)), c.bits[j]));
+    hn::StoreU(hn::Add(hn::LoadU(di, u), moved), di, u);
+    hn::StoreU(c.value[j], d, a);
+  }
+}
+
 template <class L, int kLevels>
 void Rows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
-          int64_t rows, int64_t channels, double* acc, UlpStats* stats) {
+          int64_t rows, int64_t channels, int lo, double* acc, int64_t* units,
+          UlpStats* stats) {
   using T = typename L::T;
   using D = hn::ScalableTag<double>;
   using D1 = hn::CappedTag<double, 1>;
   const D d;
   const D1 d1;
+  const Starts<kLevels, D> c(d, lo);
+  const Starts<kLevels, D1> c1(d1, lo);
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int j = 0; j < kLevels; ++j) {
+    std::fill(acc + j * channels, acc + (j + 1) * channels,
+              hn::GetLane(c.value[j]));
+  }
   Seen<D> seen(d);
   Seen<D1> seen1(d1);
   for (int64_t r = 0; r < rows; ++r) {
     const auto* xr = reinterpret_cast<const T*>(x + r * x_row);
     const auto* dyr = reinterpret_cast<const T*>(dy + r * dy_row);
-    int64_t c = 0;
-    for (; c + lanes <= channels; c += lanes) {
-      RowStep<L, kLevels>(d, xr + c, dyr + c, acc + c, channels, &seen);
+    int64_t ch = 0;
+    for (; ch + lanes <= channels; ch += lanes) {
+      RowStep<L, kLevels>(d, xr + ch, dyr + ch, acc + ch, channels, &seen);
     }
-    for (; c < channels; ++c) {
-      RowStep<L, kLevels>(d1, xr + c, dyr + c, acc + c, channels, &seen1);
+    for (; ch < channels; ++ch) {
+      RowStep<L, kLevels>(d1, xr + ch, dyr + ch, acc + ch, channels, &seen1);
+    }
+    if ((r + 1) % kRenormEvery == 0 || r + 1 == rows) {
+      for (ch = 0; ch + lanes <= channels; ch += lanes) {
+        RowRenormalize(d, c, acc + ch, units + ch, channels);
+      }
+      for (; ch < channels; ++ch) {
+        RowRenormalize(d1, c1, acc + ch, units + ch, channels);
+      }
     }
   }
   seen.Into(d, stats);
@@ -212,16 +294,17 @@ const UlpTable& UlpFor(int64_t target) {
 }
 
 UlpGrid GridFor(double max_abs, double min_abs, int precision) {
-  // max_abs < 2^(top + 1); every term is a multiple of 2^lsb: a product of
-  // two significands of `precision` bits has at most 2 * precision bits.
-  const int top = std::ilogb(max_abs);
-  const int lsb = std::max(std::ilogb(min_abs) - (2 * precision - 1), kUlpBase);
-  const int lo = (lsb - kUlpBase) / kUlpWidth;
-  // The top level's ulp 2^e needs max_abs <= 2^(kUlpWidth - 1 + e).
-  const int need = top + 2 - kUlpWidth - kUlpBase;
-  const int hi =
-      std::max(lo, need <= 0 ? 0 : (need + kUlpWidth - 1) / kUlpWidth);
-  return {lo, hi - lo + 1};
+  // Every term is a multiple of 2^lsb (a product of two significands of
+  // `precision` bits has at most 2 * precision bits) and below
+  // 2^(ilogb(max_abs) + 1), which the top level's ulp 2^e takes when
+  // max_abs <= 2^(kUlpWidth - 1 + e).
+  const int lsb =
+      std::max(std::ilogb(min_abs) - (2 * precision - 1), kUlpBase);
+  const int top = std::ilogb(max_abs) + 2 - kUlpWidth;
+  const int span = top - lsb;
+  const int levels = span <= 0 ? 1 : (span + kUlpWidth - 1) / kUlpWidth + 1;
+  const int spare = (levels - 1) * kUlpWidth - span;
+  return {std::max(lsb - spare / 2, kUlpBase), levels};
 }
 
 bool Fits(const UlpGrid& grid, const UlpStats& stats) {
@@ -229,33 +312,6 @@ bool Fits(const UlpGrid& grid, const UlpStats& stats) {
          stats.max_abs <=
              std::ldexp(1.0, kUlpWidth - 1 +
                                  LevelExponent(grid, grid.levels - 1));
-}
-
-namespace {
-uint64_t Bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, 8);
-  return b;
-}
-double Start(const UlpGrid& grid, int j) {
-  return std::ldexp(1.5, LevelExponent(grid, j) + 52);
-}
-}  // namespace
-
-void ResetLevels(const UlpGrid& grid, double* acc, int64_t stride,
-                 int64_t count) {
-  for (int j = 0; j < grid.levels; ++j) {
-    std::fill(acc + j * stride, acc + j * stride + count, Start(grid, j));
-  }
-}
-
-int64_t LevelUnits(const UlpGrid& grid, int j, const double* acc,
-                   int64_t stride, int64_t count) {
-  // Within a binade the bits grow by one per ulp.
-  const uint64_t start = Bits(Start(grid, j));
-  uint64_t units = 0;
-  for (int64_t i = 0; i < count; ++i) units += Bits(acc[j * stride + i]) - start;
-  return static_cast<int64_t>(units);
 }
 
 }  // namespace lrelu::cpu

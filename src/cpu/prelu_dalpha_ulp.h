@@ -2,22 +2,23 @@
 // products x * dy (x < 0) summed in float64 accumulators whose ulp is fixed,
 // so that every addition is exact (docs/prelu.md).
 //
-// Level j of a grid holds a float64 S in [2^(e+52), 2^(e+53)), e = kUlpBase
-// + kUlpWidth * (lo + j): its ulp is 2^e. A term p goes in top level first:
-// s = S + p rounds p to a multiple of 2^e, q = s - S and p - q are exact
-// (the error of a float addition is representable), and the remainder,
-// at most half an ulp, goes to the next level down. The levels step by
-// kUlpWidth bits, so a remainder is below 2^(kUlpWidth - 1) ulps of the next
-// level; after kMaxDeposits of them S has moved less than 2^50 ulps and is
-// still in its binade. A grid fits a set of terms when the largest is at
-// most 2^(kUlpWidth - 1) ulps of the top level and the remainder after the
-// bottom level is zero; the kernels report both (and inf/NaN make the
+// Level j of a grid holds a float64 S in [2^(e+52), 2^(e+53)), e = lo +
+// kUlpWidth * j: its ulp is 2^e. A term p goes in top level first: s = S + p
+// rounds p to a multiple of 2^e, q = s - S and p - q are exact (the error of
+// a float addition is representable), and the remainder, at most half an
+// ulp, goes to the next level down. The levels step by kUlpWidth bits, so a
+// remainder is at most 2^(kUlpWidth - 1) ulps of the next level; after
+// kRenormEvery of them S has moved at most 2^50 ulps and is still in its
+// binade. Then S - C (C = 1.5 * 2^(e+52), the start) is the integer
+// bits(S) - bits(C) times 2^e: the kernels move it into a 64-bit integer per
+// lane and put S back to C. A grid fits a set of terms when the largest is
+// at most 2^(kUlpWidth - 1) ulps of the top level and the remainder after
+// the bottom level is zero; the kernels report both (inf/NaN make the
 // remainder NaN), so a misfit is seen. Then a pass over the terms finds the
 // grid they need and they are summed again on it, or by the integer slots
 // (prelu_dalpha.h) when that needs more than kMaxLevels levels or a term is
-// inf/NaN. S - C_j (C_j = 1.5 * 2^(e+52), the start) is the integer
-// bits(S) - bits(C_j) times 2^e, which goes to an integer BinnedSum: the
-// sum stays exact and order-independent.
+// inf/NaN. The integers go to a BinnedSum: the sum stays exact and
+// order-independent.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_
 
@@ -31,17 +32,19 @@
 namespace lrelu::cpu {
 
 // Bits between the ulps of neighbouring levels.
-constexpr int kUlpWidth = 40;
-// The ulp exponent of level 0: the last bit of the smallest product of two
-// float32 values (2^-149 squared).
+constexpr int kUlpWidth = 48;
+// Deposits into one accumulator between two moves into its integer:
+// 2^(51 - kUlpWidth), so that S stays within 2^50 ulps of its start.
+constexpr int kRenormEvery = 1 << (51 - kUlpWidth);
+// The last bit of the smallest product of two float32 values (2^-149
+// squared): no level needs a smaller ulp.
 constexpr int kUlpBase = -298;
 // Levels a kernel handles at most; wider sets of terms take the slots.
 constexpr int kMaxLevels = 4;
-// Terms per accumulator lane between flushes: 2^(52 - kUlpWidth - 1).
-constexpr int64_t kMaxDeposits = int64_t{1} << (52 - kUlpWidth - 1);
-// Accumulator lanes per level of a run's grid: two sets of up to eight
-// float64 lanes (the widest x86 vector).
-constexpr int kRunLanes = 16;
+// Terms per run kernel call, and rows per rows kernel call: each term adds
+// at most 2^(kUlpWidth - 1) units to a level, so a level's integer stays
+// below 2^58 (BinnedSum::AddScaled takes less than 2^62).
+constexpr int64_t kMaxRun = 2048;
 
 // What a kernel saw. The level kernels: the largest |x * dy| (unreliable
 // when a term is NaN) and whether a remainder was left below the bottom
@@ -54,17 +57,18 @@ struct UlpStats {
   bool remainder = false;
 };
 
-// Adds the terms of x[i], dy[i] (i < n, contiguous) to the levels of a
-// grid (the kernel's number of them): acc[j * kRunLanes + lane]. Folds
-// what it saw into *stats.
-using RunUlpKernel = void (*)(const void* x, const void* dy, size_t n,
-                              double* acc, UlpStats* stats);
-// Adds the terms of `rows` rows of `channels` contiguous elements (rows
-// x_row / dy_row bytes apart), element c to channel c:
-// acc[j * channels + c].
+// Sums the terms of x[i], dy[i] (i < n <= kMaxRun, contiguous) on the
+// grid from `lo` with the kernel's number of levels: units[j] = their part
+// at level j, in units of its ulp. Folds what it saw into *stats.
+using RunUlpKernel = void (*)(const void* x, const void* dy, size_t n, int lo,
+                              int64_t* units, UlpStats* stats);
+// Sums `rows` (<= kMaxRun) rows of `channels` contiguous elements (rows
+// x_row / dy_row bytes apart), element c to channel c: units[j * channels +
+// c] (zero on entry). acc: room for levels * channels float64 accumulators.
 using RowsUlpKernel = void (*)(const char* x, int64_t x_row, const char* dy,
                                int64_t dy_row, int64_t rows, int64_t channels,
-                               double* acc, UlpStats* stats);
+                               int lo, double* acc, int64_t* units,
+                               UlpStats* stats);
 
 // Folds the extent of the terms of x[i], dy[i] (i < n, contiguous) into
 // *stats.
@@ -81,7 +85,8 @@ struct UlpTable {
 // The kernels compiled for `target` (one of RunnableTargets()).
 const UlpTable& UlpFor(int64_t target);
 
-// A grid: levels lo .. lo + levels - 1 (levels 0: none yet).
+// A grid: levels with ulps 2^lo, 2^(lo + kUlpWidth), ... (levels 0: none
+// yet).
 struct UlpGrid {
   int lo = 0;
   int levels = 0;
@@ -90,27 +95,18 @@ struct UlpGrid {
   }
 };
 
-// The smallest grid that fits terms between min_abs and max_abs (finite,
-// max_abs > 0) of products of two values of `precision` significant bits;
-// levels may exceed kMaxLevels.
+// The grid with the fewest levels that fits terms between min_abs and
+// max_abs (finite, max_abs > 0) of products of two values of `precision`
+// significant bits, its spare bits split between the top and the bottom so
+// that the next terms likely fit too; levels may exceed kMaxLevels.
 UlpGrid GridFor(double max_abs, double min_abs, int precision);
 
 // Whether `grid` took the terms `stats` describes exactly.
 bool Fits(const UlpGrid& grid, const UlpStats& stats);
 
-// Sets `count` accumulators of level j (lanes `stride` apart per level) to
-// their start.
-void ResetLevels(const UlpGrid& grid, double* acc, int64_t stride,
-                 int64_t count);
-
-// The integer sum, in units of level j's ulp, of acc[j * stride + i] -
-// start for i < count.
-int64_t LevelUnits(const UlpGrid& grid, int j, const double* acc,
-                   int64_t stride, int64_t count);
-
 // Level j's ulp exponent.
 inline int LevelExponent(const UlpGrid& grid, int j) {
-  return kUlpBase + kUlpWidth * (grid.lo + j);
+  return grid.lo + kUlpWidth * j;
 }
 
 }  // namespace lrelu::cpu

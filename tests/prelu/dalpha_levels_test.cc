@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -101,16 +102,13 @@ RunResult RunOnGrid(int64_t target, lrelu_dtype_t dtype,
                     const std::vector<uint64_t>& x,
                     const std::vector<uint64_t>& dy, const cpu::UlpGrid& g) {
   std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
-  std::vector<double> acc(cpu::kMaxLevels * cpu::kRunLanes);
-  cpu::ResetLevels(g, acc.data(), cpu::kRunLanes, cpu::kRunLanes);
+  int64_t units[cpu::kMaxLevels];
   cpu::UlpStats stats;
   cpu::UlpFor(target).run[FormatIndex(dtype)][g.levels - 1](
-      xb.data(), dyb.data(), x.size(), acc.data(), &stats);
+      xb.data(), dyb.data(), x.size(), g.lo, units, &stats);
   reference::ExactSum sum;
   for (int j = 0; j < g.levels; ++j) {
-    sum.AddScaled128(cpu::LevelUnits(g, j, acc.data(), cpu::kRunLanes,
-                                     cpu::kRunLanes),
-                     cpu::LevelExponent(g, j));
+    sum.AddScaled128(units[j], cpu::LevelExponent(g, j));
   }
   return {cpu::Fits(g, stats), sum.Round(kF64)};
 }
@@ -120,15 +118,18 @@ TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
   for (const cpu::Target& t : cpu::RunnableTargets()) {
     for (lrelu_dtype_t dtype : kDTypes) {
       const bool f16 = dtype == LRELU_DTYPE_FLOAT16;
-      // Spreads from one level to four (float16's range allows fewer).
+      std::set<int> seen;
+      // Spreads that need one to four levels (float16's range allows two,
+      // float32's precision needs two at least).
       for (int spread : f16 ? std::vector<int>{1, 6, 14}
-                            : std::vector<int>{1, 10, 30, 55}) {
+                            : std::vector<int>{1, 10, 18, 30, 38}) {
         for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{9},
                          size_t{33}, size_t{1000}, size_t{2048}}) {
           const std::vector<uint64_t> x = Scaled(dtype, n, 0, spread, rng);
           const std::vector<uint64_t> dy = Scaled(dtype, n, -3, spread, rng);
           const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
           if (g.levels > cpu::kMaxLevels) continue;
+          seen.insert(g.levels);
           const std::string what = std::string(t.name) + " " +
                                    lrelu_dtype_name(dtype) + " n " +
                                    std::to_string(n) + " levels " +
@@ -137,6 +138,15 @@ TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
           ASSERT_TRUE(r.fits) << what;
           ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
         }
+      }
+      const std::set<int> want = f16 ? std::set<int>{1, 2}
+                                 : dtype == LRELU_DTYPE_BFLOAT16
+                                     ? std::set<int>{1, 2, 3, 4}
+                                     : std::set<int>{2, 3, 4};
+      for (int levels : want) {
+        EXPECT_EQ(seen.count(levels), 1u)
+            << t.name << " " << lrelu_dtype_name(dtype) << " levels "
+            << levels << " not exercised";
       }
     }
   }
@@ -163,12 +173,16 @@ TEST(DalphaLevels, RunKernelReportsMisfits) {
       dy0[3] = 0;
       dy0[8] = 0;
       EXPECT_TRUE(RunOnGrid(t.bit, dtype, x, dy0, g).fits) << what;
-      // Too large for the top level: the grid one level lower.
-      const cpu::UlpGrid low{g.lo - 1, 1};
+      // The terms are 1: the top level's ulp must be at least
+      // 2^(1 - kUlpWidth), the bottom's at most 1.
+      const cpu::UlpGrid top{1 - cpu::kUlpWidth, 1};
+      EXPECT_TRUE(RunOnGrid(t.bit, dtype, x, dy, top).fits) << what;
+      EXPECT_TRUE(RunOnGrid(t.bit, dtype, x, dy, {0, 1}).fits) << what;
+      // Too large for the top level, and bits below the bottom level.
+      const cpu::UlpGrid low{-cpu::kUlpWidth, 1};
       EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, low).fits) << what;
-      // A term with bits below the bottom level: the grid one level higher.
-      const cpu::UlpGrid high{g.lo + 2, 1};
-      EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, high).fits) << what;
+      EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, {1, 1}).fits) << what;
+      EXPECT_FALSE(RunOnGrid(t.bit, dtype, x, dy, {1, 2}).fits) << what;
       // inf and NaN products, in the last (partial) vector and the first.
       for (size_t at : {size_t{8}, size_t{0}}) {
         for (uint64_t special : {inf, nan}) {
@@ -182,12 +196,66 @@ TEST(DalphaLevels, RunKernelReportsMisfits) {
   }
 }
 
+// Terms as large as a level takes (2^(kUlpWidth - 1) of its ulps), all of
+// one sign, kMaxRun of them: the accumulators are moved into their
+// integers often enough to stay in their binades. x = -1 or -1.5, dy = 1;
+// on two levels, -1.5 leaves -0.5 (half the top ulp) to the bottom level.
+TEST(DalphaLevels, LargestTermsStayExact) {
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const bool f32 = dtype == LRELU_DTYPE_FLOAT32;
+      const bool f16 = dtype == LRELU_DTYPE_FLOAT16;
+      const uint64_t one = f32 ? 0x3f800000u : f16 ? 0x3c00u : 0x3f80u;
+      const uint64_t minus_one = f32 ? 0xbf800000u : f16 ? 0xbc00u : 0xbf80u;
+      const uint64_t minus_1_5 = f32 ? 0xbfc00000u : f16 ? 0xbe00u : 0xbfc0u;
+      const auto n = static_cast<size_t>(cpu::kMaxRun);
+      const std::vector<uint64_t> dy(n, one);
+      for (int levels : {1, 2}) {
+        const std::vector<uint64_t> x(n, levels == 1 ? minus_one : minus_1_5);
+        // Top ulp 2^(1 - kUlpWidth) for 1, 2 for 1.5 (bottom 2^-kUlpWidth).
+        const cpu::UlpGrid g = levels == 1 ? cpu::UlpGrid{1 - cpu::kUlpWidth, 1}
+                                           : cpu::UlpGrid{1 - cpu::kUlpWidth, 2};
+        const std::string what = std::string(t.name) + " " +
+                                 lrelu_dtype_name(dtype) + " levels " +
+                                 std::to_string(levels);
+        const RunResult r = RunOnGrid(t.bit, dtype, x, dy, g);
+        ASSERT_TRUE(r.fits) << what;
+        ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
+        // The rows kernel: every row the same, 5 channels.
+        const int64_t channels = 5;
+        const std::vector<uint64_t> xr(n * channels, x[0]), dyr(n * channels, one);
+        std::vector<unsigned char> xb = Store(dtype, xr), dyb = Store(dtype, dyr);
+        std::vector<double> acc(static_cast<size_t>(channels) * cpu::kMaxLevels);
+        std::vector<int64_t> units(acc.size(), 0);
+        cpu::UlpStats stats;
+        const int64_t row =
+            channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
+        cpu::UlpFor(t.bit).rows[FormatIndex(dtype)][levels - 1](
+            reinterpret_cast<const char*>(xb.data()), row,
+            reinterpret_cast<const char*>(dyb.data()), row,
+            static_cast<int64_t>(n), channels, g.lo, acc.data(), units.data(),
+            &stats);
+        ASSERT_TRUE(cpu::Fits(g, stats)) << what;
+        for (int64_t c = 0; c < channels; ++c) {
+          reference::ExactSum sum;
+          for (int j = 0; j < levels; ++j) {
+            sum.AddScaled128(units[static_cast<size_t>(j * channels + c)],
+                             cpu::LevelExponent(g, j));
+          }
+          ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(r.sum, 8))
+              << what << " rows, channel " << c;
+        }
+      }
+    }
+  }
+}
+
 TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
   std::mt19937_64 rng(11);
   for (const cpu::Target& t : cpu::RunnableTargets()) {
     for (lrelu_dtype_t dtype : kDTypes) {
       for (int64_t channels : {1, 3, 5, 64, 67}) {
-        const int64_t rows = 13;
+        const int64_t rows = 21;  // past kRenormEvery
         const auto n = static_cast<size_t>(rows * channels);
         const std::vector<uint64_t> x = Scaled(dtype, n, 2, 5, rng);
         const std::vector<uint64_t> dy = Scaled(dtype, n, -4, 5, rng);
@@ -196,13 +264,14 @@ TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
         std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
         std::vector<double> acc(static_cast<size_t>(channels) *
                                 cpu::kMaxLevels);
-        cpu::ResetLevels(g, acc.data(), channels, channels);
+        std::vector<int64_t> units(acc.size(), 0);
         cpu::UlpStats stats;
-        const int64_t row = channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
+        const int64_t row =
+            channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
         cpu::UlpFor(t.bit).rows[FormatIndex(dtype)][g.levels - 1](
             reinterpret_cast<const char*>(xb.data()), row,
             reinterpret_cast<const char*>(dyb.data()), row, rows, channels,
-            acc.data(), &stats);
+            g.lo, acc.data(), units.data(), &stats);
         const std::string what = std::string(t.name) + " " +
                                  lrelu_dtype_name(dtype) + " channels " +
                                  std::to_string(channels);
@@ -215,7 +284,7 @@ TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
           }
           reference::ExactSum sum;
           for (int j = 0; j < g.levels; ++j) {
-            sum.AddScaled128(cpu::LevelUnits(g, j, acc.data() + c, channels, 1),
+            sum.AddScaled128(units[static_cast<size_t>(j * channels + c)],
                              cpu::LevelExponent(g, j));
           }
           ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(Oracle(dtype, xc, dyc), 8))

@@ -57,10 +57,10 @@ struct Seen {
     const hn::RebindToUnsigned<D> du;
     stats->max_abs =
         std::max(stats->max_abs, hn::GetLane(hn::MaxOfLanes(d, max_abs)));
-    const auto magnitude = hn::And(hn::BitCast(du, remainder),
-                                   hn::Set(du, ~(uint64_t{1} << 63)));
-    stats->remainder = stats->remainder ||
-                       !hn::AllTrue(du, hn::Eq(magnitude, hn::Zero(du)));
+    const auto magnitude =
+        hn::And(hn::BitCast(du, remainder), hn::Set(du, ~(uint64_t{1} << 63)));
+    stats->remainder =
+        stats->remainder || !hn::AllTrue(du, hn::Eq(magnitude, hn::Zero(du)));
   }
 };
 
@@ -83,10 +83,9 @@ HWY_INLINE void Renormalize(D d, const Starts<kLevels, D>& c, hn::Vec<D>* a0,
                             hn::Vec<D>* a1, hn::Vec<DU>* units) {
   const DU du;
   for (int j = 0; j < kLevels; ++j) {
-    units[j] = hn::Add(
-        units[j],
-        hn::Add(hn::Sub(hn::BitCast(du, a0[j]), c.bits[j]),
-                hn::Sub(hn::BitCast(du, a1[j]), c.bits[j])));
+    units[j] =
+        hn::Add(units[j], hn::Add(hn::Sub(hn::BitCast(du, a0[j]), c.bits[j]),
+                                  hn::Sub(hn::BitCast(du, a1[j]), c.bits[j])));
     a0[j] = c.value[j];
     a1[j] = c.value[j];
   }
@@ -173,8 +172,8 @@ HWY_INLINE void RowRenormalize(D d, const Starts<kLevels, D>& c, double* acc,
   for (int j = 0; j < kLevels; ++j) {
     double* a = acc + j * stride;
     int64_t* u = units + j * stride;
-    const auto moved = hn::BitCast(
-        di, hn::Sub(hn::BitCast(du, hn::LoadU(d, a)), c.bits[j]));
+    const auto moved =
+        hn::BitCast(di, hn::Sub(hn::BitCast(du, hn::LoadU(d, a)), c.bits[j]));
     hn::StoreU(hn::Add(hn::LoadU(di, u), moved), di, u);
     hn::StoreU(c.value[j], d, a);
   }
@@ -224,14 +223,13 @@ void Rows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 // The extremes of the nonzero |terms| of a contiguous run, for choosing a
 // grid; remainder: a term is inf or NaN.
 template <class L, class D>
-HWY_INLINE void ExtentStep(D d, const typename L::T* x,
-                           const typename L::T* dy, hn::Vec<D>* max_abs,
-                           hn::Vec<D>* min_abs, hn::Mask<D>* special) {
+HWY_INLINE void ExtentStep(D d, const typename L::T* x, const typename L::T* dy,
+                           hn::Vec<D>* max_abs, hn::Vec<D>* min_abs,
+                           hn::Mask<D>* special) {
   const auto inf = hn::Set(d, std::numeric_limits<double>::infinity());
   const auto a = hn::Abs(NegativeProduct<L>(d, x, dy));
   *max_abs = hn::Max(*max_abs, a);
-  *min_abs =
-      hn::Min(*min_abs, hn::IfThenElse(hn::Eq(a, hn::Zero(d)), inf, a));
+  *min_abs = hn::Min(*min_abs, hn::IfThenElse(hn::Eq(a, hn::Zero(d)), inf, a));
   *special = hn::Or(*special, hn::Not(hn::Lt(a, inf)));
 }
 
@@ -251,7 +249,8 @@ void ExtentIn(D d, const typename L::T* x, const typename L::T* dy, size_t n,
   stats->min_abs =
       std::min(stats->min_abs, hn::GetLane(hn::MinOfLanes(d, min_abs)));
   stats->remainder = stats->remainder || !hn::AllFalse(d, special);
-  if (i < n) ExtentIn<L>(hn::CappedTag<double, 1>(), x + i, dy + i, n - i, stats);
+  if (i < n)
+    ExtentIn<L>(hn::CappedTag<double, 1>(), x + i, dy + i, n - i, stats);
 }
 
 template <class L>
@@ -298,8 +297,7 @@ UlpGrid GridFor(double max_abs, double min_abs, int precision) {
   // `precision` bits has at most 2 * precision bits) and below
   // 2^(ilogb(max_abs) + 1), which the top level's ulp 2^e takes when
   // max_abs <= 2^(kUlpWidth - 1 + e).
-  const int lsb =
-      std::max(std::ilogb(min_abs) - (2 * precision - 1), kUlpBase);
+  const int lsb = std::max(std::ilogb(min_abs) - (2 * precision - 1), kUlpBase);
   const int top = std::ilogb(max_abs) + 2 - kUlpWidth;
   const int span = top - lsb;
   const int levels = span <= 0 ? 1 : (span + kUlpWidth - 1) / kUlpWidth + 1;
@@ -310,8 +308,8 @@ UlpGrid GridFor(double max_abs, double min_abs, int precision) {
 bool Fits(const UlpGrid& grid, const UlpStats& stats) {
   return grid.levels > 0 && !stats.remainder &&
          stats.max_abs <=
-             std::ldexp(1.0, kUlpWidth - 1 +
-                                 LevelExponent(grid, grid.levels - 1));
+             std::ldexp(1.0,
+                        kUlpWidth - 1 + LevelExponent(grid, grid.levels - 1));
 }
 
 }  // namespace lrelu::cpu

@@ -236,7 +236,9 @@ uint64_t ExactSum::Round(const Format& f) const {
     const uint64_t low = digit(k) | digit(k + 1) << 32;
     return shift == 0 ? low : low >> shift | digit(k + 2) << (64 - shift);
   };
-  auto bit = [&digit](int i) -> uint64_t { return (digit(i / 32) >> (i % 32)) & 1; };
+  auto bit = [&digit](int i) -> uint64_t {
+    return (digit(i / 32) >> (i % 32)) & 1;
+  };
   auto any_below = [&digit, lo](int i) {  // any bit at positions < i
     for (int k = lo; k < i / 32; ++k) {
       if (digit(k) != 0) return true;

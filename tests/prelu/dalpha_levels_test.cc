@@ -49,9 +49,10 @@ std::vector<uint64_t> Scaled(lrelu_dtype_t dtype, size_t n, int center,
       b = 0;
       continue;
     }
-    int field = bias + center +
-                static_cast<int>((r >> 3) % static_cast<uint64_t>(2 * spread + 1)) -
-                spread;
+    int field =
+        bias + center +
+        static_cast<int>((r >> 3) % static_cast<uint64_t>(2 * spread + 1)) -
+        spread;
     field = std::max(1, std::min(field, (1 << ebits) - 2));
     b = ((r >> 20) & 1) << (mbits + ebits) |
         static_cast<uint64_t>(field) << mbits |
@@ -123,17 +124,16 @@ TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
       // float32's precision needs two at least).
       for (int spread : f16 ? std::vector<int>{1, 6, 14}
                             : std::vector<int>{1, 10, 18, 30, 38}) {
-        for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{9},
-                         size_t{33}, size_t{1000}, size_t{2048}}) {
+        for (size_t n : {size_t{1}, size_t{3}, size_t{7}, size_t{9}, size_t{33},
+                         size_t{1000}, size_t{2048}}) {
           const std::vector<uint64_t> x = Scaled(dtype, n, 0, spread, rng);
           const std::vector<uint64_t> dy = Scaled(dtype, n, -3, spread, rng);
           const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
           if (g.levels > cpu::kMaxLevels) continue;
           seen.insert(g.levels);
-          const std::string what = std::string(t.name) + " " +
-                                   lrelu_dtype_name(dtype) + " n " +
-                                   std::to_string(n) + " levels " +
-                                   std::to_string(g.levels);
+          const std::string what =
+              std::string(t.name) + " " + lrelu_dtype_name(dtype) + " n " +
+              std::to_string(n) + " levels " + std::to_string(g.levels);
           const RunResult r = RunOnGrid(t.bit, dtype, x, dy, g);
           ASSERT_TRUE(r.fits) << what;
           ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
@@ -145,8 +145,8 @@ TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
                                      : std::set<int>{2, 3, 4};
       for (int levels : want) {
         EXPECT_EQ(seen.count(levels), 1u)
-            << t.name << " " << lrelu_dtype_name(dtype) << " levels "
-            << levels << " not exercised";
+            << t.name << " " << lrelu_dtype_name(dtype) << " levels " << levels
+            << " not exercised";
       }
     }
   }
@@ -155,10 +155,11 @@ TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
 TEST(DalphaLevels, RunKernelReportsMisfits) {
   for (const cpu::Target& t : cpu::RunnableTargets()) {
     for (lrelu_dtype_t dtype : kDTypes) {
-      const uint64_t one = dtype == LRELU_DTYPE_FLOAT32 ? 0x3f800000u
+      const uint64_t one = dtype == LRELU_DTYPE_FLOAT32   ? 0x3f800000u
                            : dtype == LRELU_DTYPE_FLOAT16 ? 0x3c00u
                                                           : 0x3f80u;
-      const uint64_t sign = dtype == LRELU_DTYPE_FLOAT32 ? 0x80000000u : 0x8000u;
+      const uint64_t sign =
+          dtype == LRELU_DTYPE_FLOAT32 ? 0x80000000u : 0x8000u;
       const uint64_t inf = dtype == LRELU_DTYPE_FLOAT32   ? 0x7f800000u
                            : dtype == LRELU_DTYPE_FLOAT16 ? 0x7c00u
                                                           : 0x7f80u;
@@ -213,8 +214,9 @@ TEST(DalphaLevels, LargestTermsStayExact) {
       for (int levels : {1, 2}) {
         const std::vector<uint64_t> x(n, levels == 1 ? minus_one : minus_1_5);
         // Top ulp 2^(1 - kUlpWidth) for 1, 2 for 1.5 (bottom 2^-kUlpWidth).
-        const cpu::UlpGrid g = levels == 1 ? cpu::UlpGrid{1 - cpu::kUlpWidth, 1}
-                                           : cpu::UlpGrid{1 - cpu::kUlpWidth, 2};
+        const cpu::UlpGrid g = levels == 1
+                                   ? cpu::UlpGrid{1 - cpu::kUlpWidth, 1}
+                                   : cpu::UlpGrid{1 - cpu::kUlpWidth, 2};
         const std::string what = std::string(t.name) + " " +
                                  lrelu_dtype_name(dtype) + " levels " +
                                  std::to_string(levels);
@@ -223,9 +225,12 @@ TEST(DalphaLevels, LargestTermsStayExact) {
         ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
         // The rows kernel: every row the same, 5 channels.
         const int64_t channels = 5;
-        const std::vector<uint64_t> xr(n * channels, x[0]), dyr(n * channels, one);
-        std::vector<unsigned char> xb = Store(dtype, xr), dyb = Store(dtype, dyr);
-        std::vector<double> acc(static_cast<size_t>(channels) * cpu::kMaxLevels);
+        const std::vector<uint64_t> xr(n * channels, x[0]),
+            dyr(n * channels, one);
+        std::vector<unsigned char> xb = Store(dtype, xr),
+                                   dyb = Store(dtype, dyr);
+        std::vector<double> acc(static_cast<size_t>(channels) *
+                                cpu::kMaxLevels);
         std::vector<int64_t> units(acc.size(), 0);
         cpu::UlpStats stats;
         const int64_t row =
@@ -305,13 +310,15 @@ struct Block {
 };
 std::vector<Block> Blocks(lrelu_dtype_t dtype) {
   if (dtype == LRELU_DTYPE_FLOAT16) {
-    return {{0, 0, 2, 3000}, {-8, 5, 4, 2500}, {3, -10, 3, 20000},
-            {0, 0, 15, 3000}, {0, 0, 1, 70000}};
+    return {{0, 0, 2, 3000},
+            {-8, 5, 4, 2500},
+            {3, -10, 3, 20000},
+            {0, 0, 15, 3000},
+            {0, 0, 1, 70000}};
   }
   return {{0, 0, 1, 5000},     {-30, -30, 2, 5000}, {0, 0, 2, 3000},
-          {-40, 30, 8, 2500}, {3, -10, 3, 20000},
-          {0, 0, 120, 3000}, {60, -70, 20, 4000}, {0, 0, 1, 70000},
-          {-30, -30, 2, 4000}};
+          {-40, 30, 8, 2500},  {3, -10, 3, 20000},  {0, 0, 120, 3000},
+          {60, -70, 20, 4000}, {0, 0, 1, 70000},    {-30, -30, 2, 4000}};
 }
 
 // One block's x and dy; with `inf`, one product in the middle is -1 * inf.

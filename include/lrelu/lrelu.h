@@ -265,16 +265,19 @@ LRELU_API lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
  * (LRELU_STATUS_SIZE_OVERFLOW), and the relation the plan was made for
  * (LRELU_STATUS_OVERLAP): an output planned in place of an input must again
  * be that input's pointer, and one planned disjoint must again share no
- * byte with it. Any alignment is accepted. On failure the executor keeps
- * its previous pointers.
+ * byte with it. On the CPU and OpenCL any alignment is accepted. On failure
+ * the executor keeps its previous pointers.
  * @param data the tensors' data pointers, in the order of the stage-one
  *   call's tensor arguments: forward {x, y}; gradient {dy, s, dx}; PReLU
- *   (CPU) forward {x, alpha, y}, gradient {dy, x, alpha, dx, dalpha} with
+ *   forward {x, alpha, y}, gradient (CPU) {dy, x, alpha, dx, dalpha} with
  *   NULL for a dx or dalpha the executor was planned without (alpha and
  *   dalpha are checked as the outputs are: NULL, address space, y, dx and
- *   dalpha disjoint from alpha and each other as planned). The device
- *   backends' executors are not re-bindable yet and answer
- *   LRELU_STATUS_UNSUPPORTED_VARIANT: plan again.
+ *   dalpha disjoint from alpha and each other as planned). On the device
+ *   backends the new pointers are also checked as planning checks them
+ *   (CUDA: device memory, element alignment; a plan whose variant was
+ *   "auto" takes the access width the new pointers allow, one planned with
+ *   "vec4" needs them at the same address modulo 16 bytes again,
+ *   LRELU_STATUS_UNSUPPORTED_VARIANT otherwise).
  * @param count the number of pointers: 2 forward, 3 gradient, PReLU 3 and
  *   5; any other count is LRELU_STATUS_INVALID_ARGUMENT.
  * Not to be called while the same executor runs in lrelu_execute. */

@@ -36,6 +36,11 @@ lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan);
 bool IsPreluPlan(const Plan& plan);
 lrelu_status_t RebindPrelu(Plan* plan, void* const* data, size_t count);
 
+// The same for PReLU's device executors (api/prelu_device.cc; data: {x,
+// alpha, y}).
+bool IsPreluDevicePlan(const Plan& plan);
+lrelu_status_t RebindPreluOnDevice(Plan* plan, void* const* data, size_t count);
+
 // Wraps a finished plan in a new executor (the stage-one calls of every
 // entry point: api/lrelu.cc, api/prelu.cc).
 lrelu_status_t NewExecutorFor(const Plan& plan, size_t* workspace_size,

@@ -258,13 +258,8 @@ lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
   if (!lrelu::LiveExecutor(executor)) return LRELU_STATUS_INVALID_EXECUTOR;
   Plan& plan = executor->plan;
   if (lrelu::IsPreluPlan(plan)) return lrelu::RebindPrelu(&plan, data, count);
-  // Plans that depend on the pointers (device checks and access widths) are
-  // not re-bound; they plan again.
-  if (plan.backend != &lrelu::CpuBackend()) {
-    return lrelu::Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                       "this executor (backend %s, variant %s) cannot be "
-                       "re-bound: plan again for new data",
-                       plan.backend->name, plan.variant);
+  if (lrelu::IsPreluDevicePlan(plan)) {
+    return lrelu::RebindPreluOnDevice(&plan, data, count);
   }
   const bool forward = plan.problem.op == lrelu::Op::kForward;
   const size_t expected = forward ? 2 : 3;
@@ -275,9 +270,19 @@ lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
                        expected, forward ? "x, y" : "dy, x or y, dx", count,
                        data == nullptr ? " (data is NULL)" : "");
   }
-  return forward
-             ? lrelu::RebindProblem(data[0], data[0], data[1], &plan.problem)
-             : lrelu::RebindProblem(data[0], data[1], data[2], &plan.problem);
+  void* const v = data[0];
+  void* const s = forward ? data[0] : data[1];
+  void* const out = forward ? data[1] : data[2];
+  if (plan.backend->bind == nullptr) {
+    return lrelu::RebindProblem(v, s, out, &plan.problem);
+  }
+  // The backend re-checks the new pointers on a copy: on failure the
+  // executor keeps its previous ones.
+  lrelu::Plan trial = plan;
+  lrelu_status_t status = lrelu::RebindProblem(v, s, out, &trial.problem);
+  if (status == LRELU_STATUS_OK) status = plan.backend->bind(&trial);
+  if (status == LRELU_STATUS_OK) plan = trial;
+  return status;
 }
 
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {

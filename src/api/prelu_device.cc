@@ -10,8 +10,10 @@
 #include <memory>
 #include <vector>
 
+#include "api/executors.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/problem.h"
 
 namespace lrelu {
 namespace {
@@ -185,6 +187,7 @@ lrelu_status_t PlanPreluOnDevice(const lrelu_tensor_t* x,
       p->alpha_stride[d] = dims[d].alpha_stride;
       Magic(dims[d].extent, &p->magic[d], &p->shift[d]);
     }
+    p->offset = x_low;
     p->x = static_cast<const char*>(x->data) + x_low * elem;
     p->y = static_cast<char*>(y->data) + x_low * elem;
   }
@@ -199,6 +202,74 @@ lrelu_status_t PlanPreluOnDevice(const lrelu_tensor_t* x,
   std::memcpy(&o, options,
               std::min<size_t>(options->struct_size, sizeof(lrelu_options_t)));
   return backend->plan(o, plan);
+}
+
+bool IsPreluDevicePlan(const Plan& plan) {
+  return plan.backend != nullptr && (plan.backend == CudaPreluBackend() ||
+                                     plan.backend == OpenClPreluBackend());
+}
+
+lrelu_status_t RebindPreluOnDevice(Plan* plan, void* const* data,
+                                   size_t count) {
+  if (data == nullptr || count != 3) {
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "lrelu_executor_bind needs 3 data pointers for this PReLU "
+                "executor (x, alpha, y), got %zu%s",
+                count, data == nullptr ? " (data is NULL)" : "");
+  }
+  const auto& old =
+      *static_cast<const PreluDeviceProblem*>(plan->extension.get());
+  auto p = std::make_shared<PreluDeviceProblem>(old);
+  const auto elem = static_cast<int64_t>(old.elem_size);
+  p->x = static_cast<const char*>(data[0]) + old.offset * elem;
+  p->y = static_cast<char*>(data[2]) + old.offset * elem;
+  p->alpha = data[1];
+  if (old.n > 0) {
+    // x and y: one dense run each, from offset; alpha: its planned range.
+    const int64_t lo = old.offset * elem, hi = (old.offset + old.n) * elem - 1;
+    const int64_t alo = old.alpha_lo * elem,
+                  ahi = (old.alpha_hi + 1) * elem - 1;
+    const auto x0 = reinterpret_cast<uintptr_t>(data[0]);
+    const auto a0 = reinterpret_cast<uintptr_t>(data[1]);
+    const auto y0 = reinterpret_cast<uintptr_t>(data[2]);
+    lrelu_status_t s;
+    if ((s = CheckPlacement("x", x0, old.n, lo, hi)) != LRELU_STATUS_OK ||
+        (s = CheckPlacement("alpha", a0, old.alpha_hi - old.alpha_lo + 1, alo,
+                            ahi)) != LRELU_STATUS_OK ||
+        (s = CheckPlacement("y", y0, old.n, lo, hi)) != LRELU_STATUS_OK) {
+      return s;
+    }
+    const bool in_place = old.x == old.y;
+    const auto xl = reinterpret_cast<uintptr_t>(p->x),
+               yl = reinterpret_cast<uintptr_t>(p->y);
+    const auto bytes = static_cast<uintptr_t>(old.n * elem);
+    if (in_place && xl != yl) {
+      return Fail(LRELU_STATUS_OVERLAP,
+                  "the executor was planned with y in place of x, but they "
+                  "now differ: plan again for disjoint tensors");
+    }
+    if (!in_place && !(yl + bytes <= xl || xl + bytes <= yl)) {
+      return Fail(LRELU_STATUS_OVERLAP,
+                  "the executor was planned with y and x disjoint, but they "
+                  "now share memory: plan again (in place needs the same "
+                  "view)");
+    }
+    const uintptr_t al = a0 + static_cast<uintptr_t>(alo),
+                    ah = a0 + static_cast<uintptr_t>(ahi);
+    if (!(ah < yl || yl + bytes - 1 < al)) {
+      return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
+    }
+  }
+  // The backend's own pointer checks (device memory, alignment) on a copy:
+  // on failure the executor keeps its previous pointers.
+  Plan trial = *plan;
+  trial.extension = p;
+  if (trial.backend->bind != nullptr) {
+    const lrelu_status_t s = trial.backend->bind(&trial);
+    if (s != LRELU_STATUS_OK) return s;
+  }
+  *plan = std::move(trial);
+  return LRELU_STATUS_OK;
 }
 
 }  // namespace lrelu

@@ -58,6 +58,13 @@ struct Backend {
   // Name of device i (stable for the life of the process), nullptr when out
   // of range. Not called when plan is nullptr.
   const char* (*device_name)(int i) = nullptr;
+  // For lrelu_executor_bind: called on a copy of the plan after new data
+  // pointers were put into it (plan->problem, or a device PReLU plan's
+  // extension) and checked as for every backend (NULL, address space, the
+  // in-place or disjoint relation planned); re-derives what depends on the
+  // pointers (device ownership, alignment, access width). nullptr when
+  // nothing does (host memory read as plain memory).
+  lrelu_status_t (*bind)(Plan* plan) = nullptr;
 
   bool built() const { return plan != nullptr; }
 };

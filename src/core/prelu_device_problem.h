@@ -24,6 +24,9 @@ struct PreluDeviceProblem {
   size_t elem_size = 4;
   const void* x = nullptr;  // lowest address of x's run
   void* y = nullptr;        // lowest address of y's run
+  // x.data + offset elements is x (and y.data + offset is y): <= 0 where
+  // strides are negative. For lrelu_executor_bind.
+  int64_t offset = 0;
   int64_t n = 0;
   const void* alpha = nullptr;  // alpha.data (its element [0,...,0])
   // alpha's byte range relative to alpha.data: [alpha_lo, alpha_hi]

@@ -126,6 +126,7 @@ struct CudaState {
   int blocks;
   long long head;
   cudaStream_t stream;
+  gpu::DeviceVariant requested;  // options.variant, for lrelu_executor_bind
 };
 static_assert(sizeof(CudaState) <= sizeof(Plan::state), "state too small");
 
@@ -185,6 +186,56 @@ lrelu_status_t CheckElementAligned(const Problem& p) {
   return LRELU_STATUS_OK;
 }
 
+// What depends on the data pointers (plan->problem's): they must be device
+// memory, element-aligned, and their phase modulo 16 bytes picks the access
+// width, the kernel and the head. Planning and lrelu_executor_bind both end
+// here; plan->state holds the device, stream and requested variant.
+lrelu_status_t BindPointers(Plan* plan) {
+  const Problem& p = plan->problem;
+  CudaState state;
+  std::memcpy(&state, plan->state, sizeof(state));
+  if (p.n == 0) {
+    plan->variant = "empty";
+    return LRELU_STATUS_OK;
+  }
+  lrelu_status_t status = CheckDevicePointer(p.v, "v");
+  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.s, "s");
+  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.out, "out");
+  if (status == LRELU_STATUS_OK) status = CheckElementAligned(p);
+  if (status != LRELU_STATUS_OK) return status;
+
+  // The "vec4" variant is, in CUDA, 16-byte accesses: they need v, s and
+  // out at the same offset from a 16-byte boundary; otherwise (or when
+  // asked) every element goes one by one.
+  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
+  const bool same_phase =
+      reinterpret_cast<uintptr_t>(p.v) % 16 == out_address % 16 &&
+      reinterpret_cast<uintptr_t>(p.s) % 16 == out_address % 16;
+  if (state.requested == gpu::DeviceVariant::kVec4 && !same_phase) {
+    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                "variant 'vec4' needs x, y (dy, s, dx) at the same address "
+                "modulo 16 bytes; use 'auto' or 'scalar'");
+  }
+  const bool access16 =
+      state.requested != gpu::DeviceVariant::kScalar && same_phase;
+  const CudaDevice& device =
+      Registry().devices[static_cast<size_t>(state.device)];
+  state.launch = PickLaunch(p.dtype, access16, p.v == p.s);
+  state.head =
+      access16
+          ? static_cast<long long>((16 - out_address % 16) % 16 / p.elem_size)
+          : 0;
+  const long long lanes =
+      access16 ? 16 / static_cast<long long>(p.elem_size) : 1;
+  const long long units = std::max<long long>(p.n / lanes, 16);
+  const long long wanted = (units + kThreads - 1) / kThreads;
+  state.blocks = static_cast<int>(std::min<long long>(
+      wanted, static_cast<long long>(device.sm_count) * kBlocksPerSm));
+  std::memcpy(plan->state, &state, sizeof(state));
+  plan->variant = access16 ? "vec4" : "scalar";
+  return LRELU_STATUS_OK;
+}
+
 lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   const Problem& p = plan->problem;
   const Backend& backend = CudaBackend();
@@ -200,46 +251,12 @@ lrelu_status_t CudaPlan(const lrelu_options_t& options, Plan* plan) {
   plan->device = device.name.c_str();
   plan->tasks = 1;
   plan->workspace_size = 0;
-  if (p.n == 0) {
-    plan->variant = "empty";
-    return LRELU_STATUS_OK;
-  }
-  status = CheckDevicePointer(p.v, "v");
-  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.s, "s");
-  if (status == LRELU_STATUS_OK) status = CheckDevicePointer(p.out, "out");
-  if (status == LRELU_STATUS_OK) status = CheckElementAligned(p);
-  if (status != LRELU_STATUS_OK) return status;
-
-  // The "vec4" variant is, in CUDA, 16-byte accesses: they need v, s and
-  // out at the same offset from a 16-byte boundary; otherwise (or when
-  // asked) every element goes one by one.
-  const auto out_address = reinterpret_cast<uintptr_t>(p.out);
-  const bool same_phase =
-      reinterpret_cast<uintptr_t>(p.v) % 16 == out_address % 16 &&
-      reinterpret_cast<uintptr_t>(p.s) % 16 == out_address % 16;
-  if (variant == gpu::DeviceVariant::kVec4 && !same_phase) {
-    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                "variant 'vec4' needs x, y (dy, s, dx) at the same address "
-                "modulo 16 bytes; use 'auto' or 'scalar'");
-  }
-  const bool access16 = variant != gpu::DeviceVariant::kScalar && same_phase;
   CudaState state{};
-  state.launch = PickLaunch(p.dtype, access16, p.v == p.s);
   state.device = options.device;
   state.stream = static_cast<cudaStream_t>(options.stream);
-  state.head =
-      access16
-          ? static_cast<long long>((16 - out_address % 16) % 16 / p.elem_size)
-          : 0;
-  const long long lanes =
-      access16 ? 16 / static_cast<long long>(p.elem_size) : 1;
-  const long long units = std::max<long long>(p.n / lanes, 16);
-  const long long wanted = (units + kThreads - 1) / kThreads;
-  state.blocks = static_cast<int>(std::min<long long>(
-      wanted, static_cast<long long>(device.sm_count) * kBlocksPerSm));
+  state.requested = variant;
   std::memcpy(plan->state, &state, sizeof(state));
-  plan->variant = access16 ? "vec4" : "scalar";
-  return LRELU_STATUS_OK;
+  return BindPointers(plan);
 }
 
 lrelu_status_t CudaExecute(const Plan& plan, void*, size_t,
@@ -280,7 +297,8 @@ const Backend& CudaBackend() {
                                   PointerKind::kDevice,
                                   gpu::kDeviceVariants,
                                   &CudaDeviceCount,
-                                  &CudaDeviceName};
+                                  &CudaDeviceName,
+                                  &BindPointers};
   return backend;
 }
 

@@ -45,6 +45,34 @@ const PreluDeviceProblem& ProblemOf(const Plan& plan) {
   return *static_cast<const PreluDeviceProblem*>(plan.extension.get());
 }
 
+// x, y and alpha must be device memory the device reads and
+// element-aligned (a misaligned access would fault inside the kernel).
+lrelu_status_t CheckPointers(const PreluDeviceProblem& p) {
+  const struct {
+    const void* data;
+    const char* name;
+  } operands[3] = {{p.x, "x"}, {p.y, "y"}, {p.alpha, "alpha"}};
+  for (const auto& operand : operands) {
+    const lrelu_status_t status =
+        CheckDevicePointer(operand.data, operand.name);
+    if (status != LRELU_STATUS_OK) return status;
+    if (reinterpret_cast<uintptr_t>(operand.data) % p.elem_size != 0) {
+      return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
+                  "backend cuda needs element-aligned data, but %s.data "
+                  "(%p) is not a multiple of %u bytes",
+                  operand.name, operand.data,
+                  static_cast<unsigned>(p.elem_size));
+    }
+  }
+  return LRELU_STATUS_OK;
+}
+
+// lrelu_executor_bind: nothing else depends on the pointers.
+lrelu_status_t PreluBind(Plan* plan) {
+  const PreluDeviceProblem& p = ProblemOf(*plan);
+  return p.n == 0 ? LRELU_STATUS_OK : CheckPointers(p);
+}
+
 lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   const PreluDeviceProblem& p = ProblemOf(*plan);
   plan->device = lrelu_device_name(LRELU_BACKEND_CUDA, options.device);
@@ -57,14 +85,8 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   }
   plan->variant = p.n == 0 ? "empty" : "scalar";
   if (p.n == 0) return LRELU_STATUS_OK;
-  const lrelu_status_t status = CheckDevicePointer(p.alpha, "alpha");
+  const lrelu_status_t status = CheckPointers(p);
   if (status != LRELU_STATUS_OK) return status;
-  if (reinterpret_cast<uintptr_t>(p.alpha) % p.elem_size != 0) {
-    return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                "backend cuda needs element-aligned data, but alpha.data "
-                "(%p) is not a multiple of %u bytes",
-                p.alpha, static_cast<unsigned>(p.elem_size));
-  }
   int sms = 1;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                              options.device) != cudaSuccess) {
@@ -133,7 +155,9 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
 }  // namespace
 
 const Backend* CudaPreluBackend() {
-  static const Backend backend = {"cuda", &PreluPlan, &PreluExecute};
+  static const Backend backend = {
+      "cuda",  &PreluPlan, &PreluExecute, PointerKind::kDevice,
+      nullptr, nullptr,    nullptr,       &PreluBind};
   return &backend;
 }
 

@@ -160,6 +160,71 @@ TEST_F(CudaDeviceTest, MismatchedPhasesFallBackToScalar) {
   }
 }
 
+// lrelu_executor_bind: planned on buffers one element further on (another
+// phase modulo 16 bytes: the head is derived again), bound to these, the
+// oracle's bits; the buffers planned on stay untouched. A plan made with
+// "auto" takes the access width the new pointers allow; one made with
+// "vec4" refuses pointers out of phase.
+TEST_F(CudaDeviceTest, BoundExecutorsGiveTheOracleBits) {
+  unsigned seed = 500;
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    for (const char* variant :
+         {"vec4", "scalar", static_cast<const char*>(nullptr)}) {
+      for (bool gradient : {false, true}) {
+        for (bool in_place : {false, true}) {
+          DeviceCase c = Base(dtype, variant);
+          c.n = 1001;
+          c.offset = 3;
+          c.alpha = -0.375;
+          c.gradient = gradient;
+          c.in_place = in_place;
+          c.rebind = true;
+          EXPECT_EQ(RunDeviceCase(c, kDeviceMemory, ++seed), "")
+              << lrelu_dtype_name(dtype) << " " << (variant ? variant : "auto")
+              << (gradient ? " gradient" : " forward")
+              << (in_place ? " in place" : "");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CudaDeviceTest, BindChecksDevicePointersAndPhase) {
+  float* block = nullptr;
+  ASSERT_EQ(cudaMalloc(&block, 4096), cudaSuccess);
+  const int64_t shape[1] = {256};
+  lrelu_tensor_t tx = {block, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_tensor_t ty = {block + 512, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_options_t o = testing::BackendOptions(LRELU_BACKEND_CUDA);
+  o.variant = "vec4";
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  std::vector<float> host(256);
+  void* const on_host[2] = {host.data(), block + 512};
+  EXPECT_EQ(lrelu_executor_bind(e, on_host, 2), LRELU_STATUS_INVALID_ARGUMENT);
+  void* const out_of_phase[2] = {block, block + 513};
+  EXPECT_EQ(lrelu_executor_bind(e, out_of_phase, 2),
+            LRELU_STATUS_UNSUPPORTED_VARIANT);
+  EXPECT_STREQ(lrelu_executor_variant(e), "vec4");
+  void* const misaligned[2] = {reinterpret_cast<char*>(block) + 2, block + 512};
+  EXPECT_EQ(lrelu_executor_bind(e, misaligned, 2),
+            LRELU_STATUS_UNSUPPORTED_VARIANT);
+  lrelu_executor_destroy(e);
+  // "auto": the same out-of-phase pointers are taken, one by one.
+  o.variant = nullptr;
+  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK);
+  EXPECT_STREQ(lrelu_executor_variant(e), "vec4");
+  ASSERT_EQ(lrelu_executor_bind(e, out_of_phase, 2), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  EXPECT_STREQ(lrelu_executor_variant(e), "scalar");
+  lrelu_executor_destroy(e);
+  cudaFree(block);
+}
+
 TEST_F(CudaDeviceTest, LargeOnAStream) {
   ASSERT_EQ(cudaStreamCreate(&g_stream), cudaSuccess);
   for (lrelu_dtype_t dtype : AllDTypes()) {

@@ -39,19 +39,41 @@ std::string Run(const DeviceCase& c, const Memory& memory,
   options.backend = c.backend;
   options.variant = c.variant;
   options.stream = c.stream;
+  // With c.rebind: the buffers the executor is planned on.
+  unsigned char *qv = nullptr, *qs = nullptr, *qo = nullptr;
+  lrelu_tensor_t pv_t = tv, ps_t = ts, po_t = to;
+  if (c.rebind) {
+    qv = static_cast<unsigned char*>(memory.alloc(block + elem));
+    qs = static_cast<unsigned char*>(memory.alloc(block + elem));
+    qo = static_cast<unsigned char*>(memory.alloc(block + elem));
+    std::vector<unsigned char> qguard(block + elem, 0xa5);
+    memory.to_device(qv, qguard.data(), block + elem);
+    memory.to_device(qs, qguard.data(), block + elem);
+    memory.to_device(qo, qguard.data(), block + elem);
+    pv_t.data = qv + pad + (c.offset + 1) * elem;
+    ps_t.data = c.gradient ? qs + pad + (c.offset + 1) * elem : pv_t.data;
+    po_t.data = c.in_place ? pv_t.data
+                           : qo + pad + (c.offset + c.out_offset + 1) * elem;
+  }
   size_t workspace = 0;
   lrelu_executor_t* executor = nullptr;
   lrelu_status_t status =
       c.gradient ? lrelu_leaky_relu_backward_get_workspace_size(
-                       &tv, &ts, c.alpha, c.source, &to, &options, &workspace,
-                       &executor)
+                       &pv_t, &ps_t, c.alpha, c.source, &po_t, &options,
+                       &workspace, &executor)
                  : lrelu_leaky_relu_get_workspace_size(
-                       &tv, c.alpha, &to, &options, &workspace, &executor);
+                       &pv_t, c.alpha, &po_t, &options, &workspace, &executor);
+  if (status == LRELU_STATUS_OK && c.rebind) {
+    void* const forward[2] = {pv, po};
+    void* const gradient[3] = {pv, ps, po};
+    status = c.gradient ? lrelu_executor_bind(executor, gradient, 3)
+                        : lrelu_executor_bind(executor, forward, 2);
+  }
   if (status == LRELU_STATUS_OK) {
     if (variant != nullptr) *variant = lrelu_executor_variant(executor);
     status = lrelu_execute(nullptr, 0, executor, nullptr);
-    lrelu_executor_destroy(executor);
   }
+  lrelu_executor_destroy(executor);
   std::string error;
   if (status != LRELU_STATUS_OK) {
     error =
@@ -73,6 +95,25 @@ std::string Run(const DeviceCase& c, const Memory& memory,
         }
       }
     }
+  }
+  if (c.rebind) {
+    // The buffers planned on were only planned on.
+    std::vector<unsigned char> q(block + elem);
+    for (unsigned char* b : {qv, qs, qo}) {
+      if (!error.empty()) break;
+      memory.to_host(q.data(), b, block + elem);
+      for (size_t i = 0; i < q.size(); ++i) {
+        if (q[i] != 0xa5) {
+          error = "byte " + std::to_string(i) +
+                  " of a buffer the executor was planned on (then bound "
+                  "away from) changed";
+          break;
+        }
+      }
+    }
+    memory.free(qv);
+    memory.free(qs);
+    memory.free(qo);
   }
   memory.free(dv);
   memory.free(ds);

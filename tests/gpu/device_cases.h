@@ -34,6 +34,9 @@ struct DeviceCase {
   size_t offset;      // elements from an aligned block start (all operands)
   size_t out_offset;  // extra elements for out only (misaligned phases)
   void* stream;
+  // Plan on other buffers (one element further on: another phase modulo 16
+  // bytes), then lrelu_executor_bind to these; those must stay untouched.
+  bool rebind = false;
 };
 
 // Runs one case with random data full of specials (seeded by seed) and

@@ -122,6 +122,72 @@ TEST_F(OpenClPreluTest, Refusals) {
             LRELU_STATUS_BACKEND_UNAVAILABLE);
 }
 
+// lrelu_executor_bind: planned on other buffers, bound to these, the
+// oracle's bits on every pattern, a reversed and a permuted x, in place;
+// the buffers planned on stay untouched.
+TEST_F(OpenClPreluTest, BoundExecutorsGiveTheOracleBits) {
+  unsigned seed = 700;
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const testing::PreluPattern& pattern : testing::PreluPatterns()) {
+      for (bool in_place : {false, true}) {
+        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
+        c.in_place = in_place;
+        c.rebind = true;
+        EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "")
+            << lrelu_dtype_name(dtype) << " " << pattern.name
+            << (in_place ? " in place" : "");
+      }
+    }
+    // x reversed in every axis (the run starts below x.data), and permuted.
+    PreluCase c = Case(dtype, {2, 3, 4, 5}, {3, 1, 1});
+    c.x_strides = {-60, -20, -5, -1};
+    c.rebind = true;
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "") << "reversed";
+    c.x_strides = {60, 1, 15, 3};
+    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "") << "permuted";
+  }
+}
+
+TEST_F(OpenClPreluTest, BindRefusals) {
+  float x[24] = {}, y[24] = {}, z[24] = {};
+  float alpha[4] = {0.5f, 0.25f, 0.125f, 2.0f}, other[4] = {};
+  for (float& v : x) v = -2.0f;
+  const int64_t shape[2] = {4, 6}, cshape[2] = {4, 1};
+  lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 2, cshape, nullptr};
+  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  void* const two[2] = {x, y};
+  EXPECT_EQ(lrelu_executor_bind(e, two, 2), LRELU_STATUS_INVALID_ARGUMENT);
+  void* const y_on_alpha[3] = {x, z, z};
+  EXPECT_EQ(lrelu_executor_bind(e, y_on_alpha, 3), LRELU_STATUS_OVERLAP);
+  void* const in_place[3] = {x, alpha, x};
+  EXPECT_EQ(lrelu_executor_bind(e, in_place, 3), LRELU_STATUS_OVERLAP);
+  void* const half[3] = {x, alpha, x + 12};  // y overlapping x
+  EXPECT_EQ(lrelu_executor_bind(e, half, 3), LRELU_STATUS_OVERLAP);
+  void* const null_alpha[3] = {x, nullptr, y};
+  EXPECT_EQ(lrelu_executor_bind(e, null_alpha, 3), LRELU_STATUS_NULL_DATA);
+  // Refused binds kept the planned pointers.
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(y[0], -1.0f);   // channel 0: alpha 0.5
+  EXPECT_EQ(y[23], -4.0f);  // channel 3: alpha 2
+  // A new alpha and output.
+  other[0] = 0.75f;
+  void* const fresh[3] = {x, other, z};
+  ASSERT_EQ(lrelu_executor_bind(e, fresh, 3), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(z[0], -1.5f);
+  EXPECT_EQ(z[23], -0.0f);
+  EXPECT_EQ(y[0], -1.0f);
+  lrelu_executor_destroy(e);
+}
+
 TEST_F(OpenClPreluTest, MoreThanEightMergedDimensionsAreRefused) {
   // alpha alternates between varying and broadcast over 17 axes: nothing
   // merges, so the walk would need 17 dimensions.

@@ -177,6 +177,69 @@ TEST_F(OpenClTest, Refusals) {
   EXPECT_EQ(y[0], -0.1f);
 }
 
+// lrelu_executor_bind: an executor planned on other buffers and bound to
+// these gives the oracle's bits (every dtype, variant, pass, in place or
+// not, misaligned starts) and leaves the buffers it was planned on alone.
+TEST_F(OpenClTest, BoundExecutorsGiveTheOracleBits) {
+  unsigned seed = 500;
+  for (lrelu_dtype_t dtype : DTypes()) {
+    for (const char* variant :
+         {"vec4", "scalar", static_cast<const char*>(nullptr)}) {
+      for (bool gradient : {false, true}) {
+        for (bool in_place : {false, true}) {
+          DeviceCase c = Base(dtype, variant);
+          c.n = 1001;
+          c.offset = 3;
+          c.alpha = -0.375;
+          c.gradient = gradient;
+          c.in_place = in_place;
+          c.rebind = true;
+          EXPECT_EQ(RunDeviceCase(c, HostMemory(), ++seed), "")
+              << lrelu_dtype_name(dtype) << " " << (variant ? variant : "auto")
+              << (gradient ? " gradient" : " forward")
+              << (in_place ? " in place" : "");
+        }
+      }
+    }
+  }
+}
+
+// What lrelu_executor_bind refuses on this backend, as on the CPU; a
+// refused bind keeps the executor's pointers.
+TEST_F(OpenClTest, BindRefusals) {
+  std::vector<float> x(8, -1.0f), y(8), z(8);
+  const int64_t shape[1] = {8};
+  lrelu_tensor_t tx = {x.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  lrelu_tensor_t ty = {y.data(), LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  void* const in_place[2] = {x.data(), x.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, in_place, 2), LRELU_STATUS_OVERLAP);
+  void* const null_y[2] = {x.data(), nullptr};
+  EXPECT_EQ(lrelu_executor_bind(e, null_y, 2), LRELU_STATUS_NULL_DATA);
+  void* const three[3] = {x.data(), y.data(), z.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, three, 3), LRELU_STATUS_INVALID_ARGUMENT);
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(y[0], -0.5f);  // still y, x untouched
+  EXPECT_EQ(x[0], -1.0f);
+  void* const to_z[2] = {x.data(), z.data()};
+  ASSERT_EQ(lrelu_executor_bind(e, to_z, 2), LRELU_STATUS_OK)
+      << lrelu_last_error();
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  EXPECT_EQ(z[7], -0.5f);
+  lrelu_executor_destroy(e);
+  // Planned in place: bound to disjoint x and y is refused.
+  ASSERT_EQ(lrelu_leaky_relu_get_workspace_size(&tx, 0.5, &tx, &o, &ws, &e),
+            LRELU_STATUS_OK);
+  void* const apart[2] = {x.data(), y.data()};
+  EXPECT_EQ(lrelu_executor_bind(e, apart, 2), LRELU_STATUS_OVERLAP);
+  lrelu_executor_destroy(e);
+}
+
 TEST_F(OpenClTest, CppOptionsSelectTheBackend) {
   Tensor x(DType::kFloat32, {5});
   auto* px = static_cast<float*>(x.data());

@@ -107,7 +107,24 @@ std::string RunPreluDeviceCase(const PreluCase& c, const Memory& memory,
   std::string result;
   size_t ws = 0;
   lrelu_executor_t* e = nullptr;
-  lrelu_status_t s = lrelu_prelu_get_workspace_size(&gx, &ga, &gy, &o, &ws, &e);
+  // With c.rebind: buffers the executor is planned on, then bound away from.
+  const size_t qbytes = (xn + an) * elem + 64;
+  void* q = c.rebind ? memory.alloc(2 * qbytes) : nullptr;
+  const std::vector<unsigned char> qguard(2 * qbytes, 0xa5);
+  lrelu_tensor_t px = gx, pa = ga, py = gy;
+  if (c.rebind) {
+    memory.to_device(q, qguard.data(), qguard.size());
+    char* qc = static_cast<char*>(q);
+    const auto e64 = static_cast<int64_t>(elem);
+    px.data = qc + elem - xlo * e64;
+    pa.data = qc + (xn + 2) * elem - alo * e64;
+    py.data = c.in_place ? px.data : qc + qbytes + elem - xlo * e64;
+  }
+  lrelu_status_t s = lrelu_prelu_get_workspace_size(&px, &pa, &py, &o, &ws, &e);
+  if (s == LRELU_STATUS_OK && c.rebind) {
+    void* const data[3] = {gx.data, ga.data, gy.data};
+    s = lrelu_executor_bind(e, data, 3);
+  }
   if (s == LRELU_STATUS_OK) {
     if (variant != nullptr) *variant = lrelu_executor_variant(e);
     s = lrelu_execute(nullptr, 0, e, nullptr);
@@ -122,6 +139,16 @@ std::string RunPreluDeviceCase(const PreluCase& c, const Memory& memory,
   memory.free(dx);
   memory.free(da);
   if (!c.in_place) memory.free(dy);
+  if (c.rebind) {
+    std::vector<unsigned char> back(qguard.size());
+    memory.to_host(back.data(), q, back.size());
+    memory.free(q);
+    if (result.empty() && back != qguard) {
+      result =
+          "a buffer the executor was planned on (then bound away from) "
+          "changed";
+    }
+  }
   if (!result.empty()) return result;
 
   const std::vector<int64_t> offsets = Offsets(c.x_shape, xs);

@@ -25,6 +25,9 @@ struct PreluCase {
   bool in_place = false;
   const char* variant = nullptr;
   void* stream = nullptr;
+  // Plan on other buffers (one element further on), then
+  // lrelu_executor_bind to these; those must stay untouched.
+  bool rebind = false;
 };
 
 // "" when every element of y is the oracle's (a NaN product may be any

@@ -160,6 +160,12 @@ TEST_F(CudaDeviceTest, MismatchedPhasesFallBackToScalar) {
   }
 }
 
+// The shared matrix (gpu_test_support.h), on device memory.
+TEST_F(CudaDeviceTest, SharedMatrix) {
+  testing::ExpectLeakyReluMatrix(LRELU_BACKEND_CUDA, AllDTypes(),
+                                 &kDeviceMemory);
+}
+
 // lrelu_executor_bind: planned on buffers one element further on (another
 // phase modulo 16 bytes: the head is derived again), bound to these, the
 // oracle's bits; the buffers planned on stay untouched. A plan made with

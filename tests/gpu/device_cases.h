@@ -9,18 +9,9 @@
 #include <vector>
 
 #include "lrelu/lrelu.h"
+#include "support/memory.h"
 
 namespace lrelu::testing {
-
-// Where tensors live for a backend: host memory (OpenCL) or device memory
-// (CUDA). Copies are whole byte vectors; Alloc'd blocks are freed by Free.
-struct Memory {
-  void* (*alloc)(size_t bytes);
-  void (*free)(void* p);
-  void (*to_device)(void* dst, const void* src, size_t bytes);
-  void (*to_host)(void* dst, const void* src, size_t bytes);
-  void (*sync)();  // waits for queued work (CUDA streams)
-};
 
 struct DeviceCase {
   lrelu_backend_t backend;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "support/lrelu_tester.h"
 #include "support/test_data.h"
 
 namespace lrelu::testing {
@@ -19,7 +20,11 @@ lrelu_options_t BackendOptions(lrelu_backend_t backend) {
 
 const Memory& HostMemory() {
   static const Memory memory = {
-      [](size_t bytes) { return std::malloc(bytes); },
+      // 64-byte blocks, as support/memory.h promises (a size that is a
+      // multiple of the alignment, as aligned_alloc wants).
+      [](size_t bytes) {
+        return std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+      },
       [](void* p) { std::free(p); },
       [](void* dst, const void* src, size_t bytes) {
         if (bytes != 0) std::memcpy(dst, src, bytes);  // NULL when empty
@@ -88,6 +93,47 @@ void ExpectEveryPreluPattern(
             << lrelu_dtype_name(dtype) << " " << pattern.name
             << (in_place ? " in place" : "");
         if (check_variant) check_variant(pattern, variant);
+      }
+    }
+  }
+}
+
+void ExpectLeakyReluMatrix(lrelu_backend_t backend,
+                           const std::vector<lrelu_dtype_t>& dtypes,
+                           const Memory* memory) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {0}, {1}, {5}, {33}, {1000}, {3, 0, 2}, {7, 9, 11}};
+  uint64_t seed = 0;
+  for (lrelu_dtype_t dtype : dtypes) {
+    for (int pass = 0; pass < 3; ++pass) {  // forward, from x, from y
+      for (bool in_place : {false, true}) {
+        for (const auto& shape : shapes) {
+          for (size_t offset : {0, 1, 3}) {
+            for (const char* variant : {"vec4", "scalar", "auto"}) {
+              for (bool planned : {true, false}) {
+                LeakyReluTester t;
+                t.backend(backend)
+                    .memory(memory)
+                    .dtype(dtype)
+                    .shape(shape)
+                    .offset(offset)
+                    .variant(variant)
+                    .inplace(in_place)
+                    .gradient(pass > 0)
+                    .grad_source(pass == 2 ? GradSource::kFromY
+                                           : GradSource::kFromX)
+                    .alpha(pass == 2 ? 0.375 : -0.375)
+                    .planned(planned)
+                    .seed(++seed);
+                try {
+                  EXPECT_EQ(t.Run(), "") << t.Describe();
+                } catch (const Error& e) {
+                  ADD_FAILURE() << t.Describe() << ": " << e.what();
+                }
+              }
+            }
+          }
+        }
       }
     }
   }

@@ -53,6 +53,18 @@ void ExpectEveryPreluPattern(
     const std::function<void(const PreluPattern&, const std::string&)>&
         check_variant = nullptr);
 
+// LeakyReLU's matrix on `backend` through the shared builder
+// (support/lrelu_tester.h), so every device backend runs the same cases:
+// each dtype of `dtypes` x forward, gradient from x, gradient from y x out
+// of place, in place x 0, 1, 5, 33, 1000 elements (rank 1) and [3, 0, 2],
+// [7, 9, 11] x starts 0, 1, 3 elements past 64 bytes x variants vec4,
+// scalar, auto x a planned executor and the one-shot call, against the
+// oracle with guard bytes around the output (non-fatal failures). memory:
+// where the library's operands live (nullptr: host pointers).
+void ExpectLeakyReluMatrix(lrelu_backend_t backend,
+                           const std::vector<lrelu_dtype_t>& dtypes,
+                           const Memory* memory);
+
 // The fixture of kBackend's device tests: skipped without its device, and
 // PReLU cases on it.
 template <lrelu_backend_t kBackend>

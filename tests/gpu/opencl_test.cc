@@ -177,6 +177,14 @@ TEST_F(OpenClTest, Refusals) {
   EXPECT_EQ(y[0], -0.1f);
 }
 
+// The shared matrix (gpu_test_support.h), on host pointers; and through
+// the tester's copies to and from "device" blocks (here host blocks), the
+// path CUDA's run of the same matrix takes.
+TEST_F(OpenClTest, SharedMatrix) {
+  testing::ExpectLeakyReluMatrix(LRELU_BACKEND_OPENCL, DTypes(), nullptr);
+  testing::ExpectLeakyReluMatrix(LRELU_BACKEND_OPENCL, DTypes(), &HostMemory());
+}
+
 // lrelu_executor_bind: an executor planned on other buffers and bound to
 // these gives the oracle's bits (every dtype, variant, pass, in place or
 // not, misaligned starts) and leaves the buffers it was planned on alone.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "reference/reference.h"
 #include "support/test_data.h"
@@ -41,9 +42,11 @@ std::vector<int64_t> DenseStrides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
+// on_device: the library sees a copy in a block of its own (aligned to 64
+// bytes), so `base` is placed for that block's alignment, not the vector's.
 Buffer MakeBuffer(const std::vector<int64_t>& shape,
                   const std::vector<int64_t>& given, size_t elem,
-                  size_t lead_bytes) {
+                  size_t lead_bytes, bool on_device) {
   Buffer b;
   b.elem = elem;
   b.strides = given.empty() ? DenseStrides(shape) : given;
@@ -57,7 +60,8 @@ Buffer MakeBuffer(const std::vector<int64_t>& shape,
   // 64-byte boundary whatever vector's own alignment is.
   const size_t span = static_cast<size_t>(hi - lo + 1) * elem;
   b.bytes.assign(span + lead_bytes + 3 * kAlign, kUntouched);
-  const auto address = reinterpret_cast<uintptr_t>(b.bytes.data());
+  const auto address =
+      on_device ? uintptr_t{0} : reinterpret_cast<uintptr_t>(b.bytes.data());
   b.base = (kAlign - address % kAlign) % kAlign + kAlign + lead_bytes;
   return b;
 }
@@ -128,10 +132,11 @@ std::string LeakyReluTester::Run() {
                          : given[i % given.size()];
   };
 
-  Buffer x = MakeBuffer(shape_, x_strides_, elem, lead);
-  Buffer s = MakeBuffer(shape_, s_strides_, elem, lead);
+  const bool on_device = memory_ != nullptr;
+  Buffer x = MakeBuffer(shape_, x_strides_, elem, lead, on_device);
+  Buffer s = MakeBuffer(shape_, s_strides_, elem, lead, on_device);
   Buffer y;
-  if (!inplace_) y = MakeBuffer(shape_, y_strides_, elem, y_lead);
+  if (!inplace_) y = MakeBuffer(shape_, y_strides_, elem, y_lead, on_device);
   // Logical values (what each index holds); an input stride of 0 makes
   // several indices share an element: the last write wins, and the
   // expectation reads back what the buffer holds.
@@ -164,10 +169,30 @@ std::string LeakyReluTester::Run() {
   options.backend = backend_;
   options.cpu_target = cpu_target_;
   options.variant = variant_ == "auto" ? "" : variant_;
+  // With memory_: each buffer copied to a block of its own, the call on
+  // those, and the blocks read back into the buffers.
+  std::vector<std::pair<Buffer*, unsigned char*>> blocks;
+  auto where = [&](Buffer& b) {
+    if (!on_device) return b.data();
+    for (const auto& [host, block] : blocks) {
+      if (host == &b) return block + (b.data() - b.bytes.data());
+    }
+    auto* block = static_cast<unsigned char*>(memory_->alloc(b.bytes.size()));
+    memory_->to_device(block, b.bytes.data(), b.bytes.size());
+    blocks.emplace_back(&b, block);
+    return block + (b.data() - b.bytes.data());
+  };
+  struct Release {
+    const Memory* memory;
+    std::vector<std::pair<Buffer*, unsigned char*>>* blocks;
+    ~Release() {
+      for (const auto& entry : *blocks) memory->free(entry.second);
+    }
+  } release{memory_, &blocks};
   const auto d = static_cast<DType>(dtype_);
-  const TensorView tx(x.data(), d, shape_, x.strides);
-  const TensorView ts(s.data(), d, shape_, s.strides);
-  const TensorView ty(out->data(), d, shape_, out->strides);
+  const TensorView tx(where(x), d, shape_, x.strides);
+  const TensorView ts(where(s), d, shape_, s.strides);
+  const TensorView ty(where(*out), d, shape_, out->strides);
   if (planned_) {
     Executor e = gradient_ ? Executor::backward(tx, ts, alpha_, grad_source_,
                                                 ty, options)
@@ -183,6 +208,12 @@ std::string LeakyReluTester::Run() {
     leaky_relu(tx, ty, alpha_, options);
   }
 
+  if (on_device) {
+    memory_->sync();
+    for (const auto& [host, block] : blocks) {
+      memory_->to_host(host->bytes.data(), block, host->bytes.size());
+    }
+  }
   if (dense) {
     return CheckDenseOperands(dtype_, gradient_, inplace_, alpha_, x_before,
                               s_before, x, s, *out, count);
@@ -234,6 +265,7 @@ std::string LeakyReluTester::Describe() const {
   o << "] alpha " << alpha_ << " threads " << threads_ << " backend "
     << lrelu_backend_name(backend_) << " variant " << variant_;
   if (!cpu_target_.empty()) o << " target " << cpu_target_;
+  if (memory_ != nullptr) o << " device memory";
   if (inplace_) o << " in place";
   if (misaligned_) {
     o << " misaligned";

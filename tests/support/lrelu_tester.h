@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lrelu/lrelu.hpp"
+#include "support/memory.h"
 
 namespace lrelu::testing {
 
@@ -120,6 +121,13 @@ class LeakyReluTester {
     seed_ = value;
     return *this;
   }
+  // Where the operands live for the library: nullptr (the default) the
+  // host buffers themselves; otherwise blocks from *value (a device's
+  // memory), filled from the host buffers and read back after the call.
+  LeakyReluTester& memory(const Memory* value) {
+    memory_ = value;
+    return *this;
+  }
   // A planned executor (execute once) instead of the one-shot call.
   LeakyReluTester& planned(bool value) {
     planned_ = value;
@@ -161,6 +169,7 @@ class LeakyReluTester {
   bool planned_ = true;
   GradSource grad_source_ = GradSource::kFromX;
   const lrelu_thread_pool_t* thread_pool_ = nullptr;
+  const Memory* memory_ = nullptr;
   int executions_ = 1;
   std::vector<uint64_t> x_bits_, s_bits_;
   uint64_t seed_ = 1;

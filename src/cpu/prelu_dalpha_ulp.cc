@@ -36,7 +36,7 @@ struct Starts {
   Starts(D d, int lo) {
     const hn::RebindToUnsigned<D> du;
     for (int j = 0; j < kLevels; ++j) {
-      const double c = std::ldexp(1.5, lo + kUlpWidth * j + 52);
+      const double c = Pow2(lo + kUlpWidth * j + 52, uint64_t{1} << 51);
       value[j] = hn::Set(d, c);
       bits[j] = hn::BitCast(du, value[j]);
     }
@@ -308,8 +308,7 @@ UlpGrid GridFor(double max_abs, double min_abs, int precision) {
 bool Fits(const UlpGrid& grid, const UlpStats& stats) {
   return grid.levels > 0 && !stats.remainder &&
          stats.max_abs <=
-             std::ldexp(1.0,
-                        kUlpWidth - 1 + LevelExponent(grid, grid.levels - 1));
+             Pow2(kUlpWidth - 1 + LevelExponent(grid, grid.levels - 1));
 }
 
 }  // namespace lrelu::cpu

@@ -109,6 +109,16 @@ inline int LevelExponent(const UlpGrid& grid, int j) {
   return grid.lo + kUlpWidth * j;
 }
 
+// 2^k * (1 + fraction / 2^52) for a normal float64 exponent k (-1022 ..
+// 1023), from its bits: std::ldexp is a library call, and the kernels and
+// Fits need a few of these per run.
+inline double Pow2(int k, uint64_t fraction = 0) {
+  const uint64_t bits = static_cast<uint64_t>(k + 1023) << 52 | fraction;
+  double v;
+  __builtin_memcpy(&v, &bits, sizeof(v));
+  return v;
+}
+
 }  // namespace lrelu::cpu
 
 #endif  // LRELU_SRC_CPU_PRELU_DALPHA_ULP_H_

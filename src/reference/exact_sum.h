@@ -98,7 +98,7 @@ class ExactSum {
 // end. 1 KiB, order-independent like ExactSum itself.
 class BinnedSum {
  public:
-  BinnedSum() : count_(0) {
+  BinnedSum() : lo_(kBins), hi_(-1), count_(0) {
     for (__int128& b : bin_) b = 0;
   }
 
@@ -112,7 +112,7 @@ class BinnedSum {
       field = 1;  // subnormal: the exponent of field 1
     }
     const __int128 shifted = static_cast<__int128>(m) << (field & 31);
-    bin_[field >> 5] += (bits >> 63) != 0 ? -shifted : shifted;
+    Touch(field >> 5) += (bits >> 63) != 0 ? -shifted : shifted;
     ++count_;
   }
 
@@ -124,26 +124,28 @@ class BinnedSum {
     // A multiply, not a shift: value may be negative (a left shift of a
     // negative value is undefined in C++17); |value| < 2^63, so the product
     // stays below 2^94.
-    bin_[position >> 5] +=
+    Touch(position >> 5) +=
         static_cast<__int128>(value) * (__int128{1} << (position & 31));
     count_ += 512;
   }
 
   // Adds another BinnedSum's bins (per-task partial sums).
   void Merge(const BinnedSum& other) {
-    for (int i = 0; i < kBins; ++i) bin_[i] += other.bin_[i];
+    for (int i = other.lo_; i <= other.hi_; ++i) Touch(i) += other.bin_[i];
     count_ += other.count_;
   }
 
   // Moves what the bins hold into `sum` and clears them.
   void FlushInto(ExactSum* sum) {
-    for (int i = 0; i < kBins; ++i) {
+    for (int i = lo_; i <= hi_; ++i) {
       if (bin_[i] != 0) {
         // Bin i holds multiples of 2^(32 i - 1075).
         sum->AddScaled128(bin_[i], 32 * i - 1075);
         bin_[i] = 0;
       }
     }
+    lo_ = kBins;
+    hi_ = -1;
     count_ = 0;
   }
 
@@ -152,7 +154,16 @@ class BinnedSum {
 
  private:
   static constexpr int kBins = 64;
+  // Bin i, widening the window [lo_, hi_] of bins that may be nonzero (the
+  // others are zero), so a flush of a few bins does not scan all 64.
+  __int128& Touch(int i) {
+    lo_ = i < lo_ ? i : lo_;
+    hi_ = i > hi_ ? i : hi_;
+    return bin_[i];
+  }
+
   __int128 bin_[kBins];
+  int lo_, hi_;
   uint64_t count_;
 };
 

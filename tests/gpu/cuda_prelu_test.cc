@@ -90,23 +90,7 @@ TEST_F(CudaPreluDeviceTest, LayoutsLargeAndStream) {
 // lrelu_executor_bind: planned on other buffers, bound to these, the
 // oracle's bits (patterns, reversed x, in place).
 TEST_F(CudaPreluDeviceTest, BoundExecutorsGiveTheOracleBits) {
-  unsigned seed = 700;
-  for (lrelu_dtype_t dtype : AllDTypes()) {
-    for (const testing::PreluPattern& pattern : testing::PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        c.rebind = true;
-        EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, ++seed), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
-      }
-    }
-    PreluCase c = Case(dtype, {2, 3, 4, 5}, {3, 1, 1});
-    c.x_strides = {-60, -20, -5, -1};
-    c.rebind = true;
-    EXPECT_EQ(RunPreluDeviceCase(c, kDeviceMemory, ++seed), "") << "reversed";
-  }
+  testing::ExpectBoundPrelu(LRELU_BACKEND_CUDA, AllDTypes(), kDeviceMemory);
 }
 
 TEST_F(CudaPreluDeviceTest, Refusals) {

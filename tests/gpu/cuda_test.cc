@@ -168,33 +168,14 @@ TEST_F(CudaDeviceTest, SharedMatrix) {
 
 // lrelu_executor_bind: planned on buffers one element further on (another
 // phase modulo 16 bytes: the head is derived again), bound to these, the
-// oracle's bits; the buffers planned on stay untouched. A plan made with
-// "auto" takes the access width the new pointers allow; one made with
-// "vec4" refuses pointers out of phase.
+// oracle's bits; the buffers planned on stay untouched.
 TEST_F(CudaDeviceTest, BoundExecutorsGiveTheOracleBits) {
-  unsigned seed = 500;
-  for (lrelu_dtype_t dtype : AllDTypes()) {
-    for (const char* variant :
-         {"vec4", "scalar", static_cast<const char*>(nullptr)}) {
-      for (bool gradient : {false, true}) {
-        for (bool in_place : {false, true}) {
-          DeviceCase c = Base(dtype, variant);
-          c.n = 1001;
-          c.offset = 3;
-          c.alpha = -0.375;
-          c.gradient = gradient;
-          c.in_place = in_place;
-          c.rebind = true;
-          EXPECT_EQ(RunDeviceCase(c, kDeviceMemory, ++seed), "")
-              << lrelu_dtype_name(dtype) << " " << (variant ? variant : "auto")
-              << (gradient ? " gradient" : " forward")
-              << (in_place ? " in place" : "");
-        }
-      }
-    }
-  }
+  testing::ExpectBoundLeakyRelu(LRELU_BACKEND_CUDA, AllDTypes(), kDeviceMemory);
 }
 
+// Host memory and element-misaligned pointers are refused; a plan made
+// with "vec4" refuses pointers out of phase, one made with "auto" takes
+// them with the scalar kernel.
 TEST_F(CudaDeviceTest, BindChecksDevicePointersAndPhase) {
   float* block = nullptr;
   ASSERT_EQ(cudaMalloc(&block, 4096), cudaSuccess);

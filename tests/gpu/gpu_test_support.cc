@@ -139,6 +139,61 @@ void ExpectLeakyReluMatrix(lrelu_backend_t backend,
   }
 }
 
+void ExpectBoundLeakyRelu(lrelu_backend_t backend,
+                          const std::vector<lrelu_dtype_t>& dtypes,
+                          const Memory& memory) {
+  unsigned seed = 500;
+  for (lrelu_dtype_t dtype : dtypes) {
+    for (const char* variant :
+         {"vec4", "scalar", static_cast<const char*>(nullptr)}) {
+      for (bool gradient : {false, true}) {
+        for (bool in_place : {false, true}) {
+          DeviceCase c{};
+          c.backend = backend;
+          c.variant = variant;
+          c.dtype = dtype;
+          c.source = LRELU_GRAD_FROM_X;
+          c.n = 1001;
+          c.offset = 3;
+          c.alpha = -0.375;
+          c.gradient = gradient;
+          c.in_place = in_place;
+          c.rebind = true;
+          EXPECT_EQ(RunDeviceCase(c, memory, ++seed), "")
+              << lrelu_dtype_name(dtype) << " " << (variant ? variant : "auto")
+              << (gradient ? " gradient" : " forward")
+              << (in_place ? " in place" : "");
+        }
+      }
+    }
+  }
+}
+
+void ExpectBoundPrelu(lrelu_backend_t backend,
+                      const std::vector<lrelu_dtype_t>& dtypes,
+                      const Memory& memory) {
+  unsigned seed = 700;
+  for (lrelu_dtype_t dtype : dtypes) {
+    for (const PreluPattern& pattern : PreluPatterns()) {
+      for (bool in_place : {false, true}) {
+        PreluCase c =
+            MakePreluCase(backend, dtype, pattern.x_shape, pattern.alpha_shape);
+        c.in_place = in_place;
+        c.rebind = true;
+        EXPECT_EQ(RunPreluDeviceCase(c, memory, ++seed), "")
+            << lrelu_dtype_name(dtype) << " " << pattern.name
+            << (in_place ? " in place" : "");
+      }
+    }
+    PreluCase c = MakePreluCase(backend, dtype, {2, 3, 4, 5}, {3, 1, 1});
+    c.x_strides = {-60, -20, -5, -1};
+    c.rebind = true;
+    EXPECT_EQ(RunPreluDeviceCase(c, memory, ++seed), "") << "reversed";
+    c.x_strides = {60, 1, 15, 3};
+    EXPECT_EQ(RunPreluDeviceCase(c, memory, ++seed), "") << "permuted";
+  }
+}
+
 void SkipWithoutDevice(lrelu_backend_t backend) {
   if (lrelu_backend_available(backend)) return;
   const bool cuda = backend == LRELU_BACKEND_CUDA;

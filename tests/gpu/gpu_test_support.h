@@ -65,6 +65,18 @@ void ExpectLeakyReluMatrix(lrelu_backend_t backend,
                            const std::vector<lrelu_dtype_t>& dtypes,
                            const Memory* memory);
 
+// lrelu_executor_bind on `backend`: executors planned on other buffers and
+// bound to these (DeviceCase::rebind, PreluCase::rebind) give the oracle's
+// bits. LeakyReLU: each dtype x vec4, scalar, auto x forward, gradient x
+// out of place, in place; PReLU: each dtype x PreluPatterns() x out of
+// place, in place, and x reversed in every axis (the run below x.data).
+void ExpectBoundLeakyRelu(lrelu_backend_t backend,
+                          const std::vector<lrelu_dtype_t>& dtypes,
+                          const Memory& memory);
+void ExpectBoundPrelu(lrelu_backend_t backend,
+                      const std::vector<lrelu_dtype_t>& dtypes,
+                      const Memory& memory);
+
 // The fixture of kBackend's device tests: skipped without its device, and
 // PReLU cases on it.
 template <lrelu_backend_t kBackend>

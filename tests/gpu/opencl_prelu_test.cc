@@ -126,26 +126,7 @@ TEST_F(OpenClPreluTest, Refusals) {
 // oracle's bits on every pattern, a reversed and a permuted x, in place;
 // the buffers planned on stay untouched.
 TEST_F(OpenClPreluTest, BoundExecutorsGiveTheOracleBits) {
-  unsigned seed = 700;
-  for (lrelu_dtype_t dtype : DTypes()) {
-    for (const testing::PreluPattern& pattern : testing::PreluPatterns()) {
-      for (bool in_place : {false, true}) {
-        PreluCase c = Case(dtype, pattern.x_shape, pattern.alpha_shape);
-        c.in_place = in_place;
-        c.rebind = true;
-        EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "")
-            << lrelu_dtype_name(dtype) << " " << pattern.name
-            << (in_place ? " in place" : "");
-      }
-    }
-    // x reversed in every axis (the run starts below x.data), and permuted.
-    PreluCase c = Case(dtype, {2, 3, 4, 5}, {3, 1, 1});
-    c.x_strides = {-60, -20, -5, -1};
-    c.rebind = true;
-    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "") << "reversed";
-    c.x_strides = {60, 1, 15, 3};
-    EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), ++seed), "") << "permuted";
-  }
+  testing::ExpectBoundPrelu(LRELU_BACKEND_OPENCL, DTypes(), HostMemory());
 }
 
 TEST_F(OpenClPreluTest, BindRefusals) {

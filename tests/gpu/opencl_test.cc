@@ -189,27 +189,7 @@ TEST_F(OpenClTest, SharedMatrix) {
 // these gives the oracle's bits (every dtype, variant, pass, in place or
 // not, misaligned starts) and leaves the buffers it was planned on alone.
 TEST_F(OpenClTest, BoundExecutorsGiveTheOracleBits) {
-  unsigned seed = 500;
-  for (lrelu_dtype_t dtype : DTypes()) {
-    for (const char* variant :
-         {"vec4", "scalar", static_cast<const char*>(nullptr)}) {
-      for (bool gradient : {false, true}) {
-        for (bool in_place : {false, true}) {
-          DeviceCase c = Base(dtype, variant);
-          c.n = 1001;
-          c.offset = 3;
-          c.alpha = -0.375;
-          c.gradient = gradient;
-          c.in_place = in_place;
-          c.rebind = true;
-          EXPECT_EQ(RunDeviceCase(c, HostMemory(), ++seed), "")
-              << lrelu_dtype_name(dtype) << " " << (variant ? variant : "auto")
-              << (gradient ? " gradient" : " forward")
-              << (in_place ? " in place" : "");
-        }
-      }
-    }
-  }
+  testing::ExpectBoundLeakyRelu(LRELU_BACKEND_OPENCL, DTypes(), HostMemory());
 }
 
 // What lrelu_executor_bind refuses on this backend, as on the CPU; a

@@ -114,6 +114,38 @@ RunResult RunOnGrid(int64_t target, lrelu_dtype_t dtype,
   return {cpu::Fits(g, stats), sum.Round(kF64)};
 }
 
+// The rows kernel on a fresh grid: whether it fitted, and each channel's
+// sum (rows of `channels` elements, x and dy in C order).
+struct RowsResult {
+  bool fits;
+  std::vector<uint64_t> sums;
+};
+RowsResult RowsOnGrid(int64_t target, lrelu_dtype_t dtype,
+                      const std::vector<uint64_t>& x,
+                      const std::vector<uint64_t>& dy, int64_t channels,
+                      const cpu::UlpGrid& g) {
+  const std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
+  std::vector<double> acc(static_cast<size_t>(channels) * cpu::kMaxLevels);
+  std::vector<int64_t> units(acc.size(), 0);
+  cpu::UlpStats stats;
+  const int64_t row = channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
+  const auto rows = static_cast<int64_t>(x.size()) / channels;
+  cpu::UlpFor(target).rows[FormatIndex(dtype)][g.levels - 1](
+      reinterpret_cast<const char*>(xb.data()), row,
+      reinterpret_cast<const char*>(dyb.data()), row, rows, channels, g.lo,
+      acc.data(), units.data(), &stats);
+  RowsResult r{cpu::Fits(g, stats), {}};
+  for (int64_t c = 0; c < channels; ++c) {
+    reference::ExactSum sum;
+    for (int j = 0; j < g.levels; ++j) {
+      sum.AddScaled128(units[static_cast<size_t>(j * channels + c)],
+                       cpu::LevelExponent(g, j));
+    }
+    r.sums.push_back(sum.Round(kF64));
+  }
+  return r;
+}
+
 TEST(DalphaLevels, RunKernelIsExactWhereItFits) {
   std::mt19937_64 rng(7);
   for (const cpu::Target& t : cpu::RunnableTargets()) {
@@ -225,29 +257,12 @@ TEST(DalphaLevels, LargestTermsStayExact) {
         ASSERT_EQ(Hex(r.sum, 8), Hex(Oracle(dtype, x, dy), 8)) << what;
         // The rows kernel: every row the same, 5 channels.
         const int64_t channels = 5;
-        const std::vector<uint64_t> xr(n * channels, x[0]),
-            dyr(n * channels, one);
-        std::vector<unsigned char> xb = Store(dtype, xr),
-                                   dyb = Store(dtype, dyr);
-        std::vector<double> acc(static_cast<size_t>(channels) *
-                                cpu::kMaxLevels);
-        std::vector<int64_t> units(acc.size(), 0);
-        cpu::UlpStats stats;
-        const int64_t row =
-            channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
-        cpu::UlpFor(t.bit).rows[FormatIndex(dtype)][levels - 1](
-            reinterpret_cast<const char*>(xb.data()), row,
-            reinterpret_cast<const char*>(dyb.data()), row,
-            static_cast<int64_t>(n), channels, g.lo, acc.data(), units.data(),
-            &stats);
-        ASSERT_TRUE(cpu::Fits(g, stats)) << what;
+        const RowsResult rows =
+            RowsOnGrid(t.bit, dtype, std::vector<uint64_t>(n * channels, x[0]),
+                       std::vector<uint64_t>(n * channels, one), channels, g);
+        ASSERT_TRUE(rows.fits) << what;
         for (int64_t c = 0; c < channels; ++c) {
-          reference::ExactSum sum;
-          for (int j = 0; j < levels; ++j) {
-            sum.AddScaled128(units[static_cast<size_t>(j * channels + c)],
-                             cpu::LevelExponent(g, j));
-          }
-          ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(r.sum, 8))
+          ASSERT_EQ(Hex(rows.sums[static_cast<size_t>(c)], 8), Hex(r.sum, 8))
               << what << " rows, channel " << c;
         }
       }
@@ -266,33 +281,19 @@ TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
         const std::vector<uint64_t> dy = Scaled(dtype, n, -4, 5, rng);
         const cpu::UlpGrid g = NeededGrid(dtype, x, dy);
         ASSERT_LE(g.levels, cpu::kMaxLevels);
-        std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
-        std::vector<double> acc(static_cast<size_t>(channels) *
-                                cpu::kMaxLevels);
-        std::vector<int64_t> units(acc.size(), 0);
-        cpu::UlpStats stats;
-        const int64_t row =
-            channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
-        cpu::UlpFor(t.bit).rows[FormatIndex(dtype)][g.levels - 1](
-            reinterpret_cast<const char*>(xb.data()), row,
-            reinterpret_cast<const char*>(dyb.data()), row, rows, channels,
-            g.lo, acc.data(), units.data(), &stats);
+        const RowsResult result = RowsOnGrid(t.bit, dtype, x, dy, channels, g);
         const std::string what = std::string(t.name) + " " +
                                  lrelu_dtype_name(dtype) + " channels " +
                                  std::to_string(channels);
-        ASSERT_TRUE(cpu::Fits(g, stats)) << what;
+        ASSERT_TRUE(result.fits) << what;
         for (int64_t c = 0; c < channels; ++c) {
           std::vector<uint64_t> xc, dyc;
           for (int64_t r = 0; r < rows; ++r) {
             xc.push_back(x[static_cast<size_t>(r * channels + c)]);
             dyc.push_back(dy[static_cast<size_t>(r * channels + c)]);
           }
-          reference::ExactSum sum;
-          for (int j = 0; j < g.levels; ++j) {
-            sum.AddScaled128(units[static_cast<size_t>(j * channels + c)],
-                             cpu::LevelExponent(g, j));
-          }
-          ASSERT_EQ(Hex(sum.Round(kF64), 8), Hex(Oracle(dtype, xc, dyc), 8))
+          ASSERT_EQ(Hex(result.sums[static_cast<size_t>(c)], 8),
+                    Hex(Oracle(dtype, xc, dyc), 8))
               << what << " channel " << c;
         }
       }

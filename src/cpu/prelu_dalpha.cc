@@ -199,14 +199,26 @@ Fitted FitLevels(const UlpGrid& current, int precision, Kernel&& kernel,
   return f;
 }
 
-// Every sample_every-th run summed on a grid of several levels is measured;
-// two such samples in a row that fit a narrower grid narrow it (a grid too
-// narrow costs a second pass over a run, one too wide a few additions per
-// term). Each narrowing doubles sample_every, from kSampleEvery up to
-// kSampleEveryMax: data whose extent varies from run to run would otherwise
-// narrow and widen again and again.
+// Every sample_every-th run summed on a grid wider than any terms of the
+// format need is measured; two such samples in a row that fit a narrower
+// grid narrow it (a grid too narrow costs a second pass over a run, one too
+// wide a few additions per term). Each sample doubles sample_every, from
+// kSampleEvery up to kSampleEveryMax: data whose extent varies from run to
+// run would otherwise narrow and widen again and again, and data whose
+// extent does not needs few samples.
 constexpr int64_t kSampleEvery = 8;
 constexpr int64_t kSampleEveryMax = 1024;
+
+// Whether this run is to be sampled (counting it in *runs).
+bool SampleDue(const UlpGrid& grid, int precision, int64_t* runs,
+               int64_t* every) {
+  // float32 terms always need two levels (48-bit products on 48-bit steps).
+  const int fewest = GridFor(1.0, 1.0, precision).levels;
+  if (grid.levels <= fewest || ++*runs < *every) return false;
+  *runs = 0;
+  *every = std::min(2 * *every, kSampleEveryMax);
+  return true;
+}
 
 // The narrower grid to take after a sample `e` (levels 0: keep the grid);
 // *count: samples in a row that fitted a narrower grid.
@@ -309,14 +321,10 @@ bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
     grid_ = f.grid;
     narrower_ = 0;
   }
-  if (grid_.levels > 1 && ++runs_ >= sample_every_) {
-    runs_ = 0;
+  if (SampleDue(grid_, kPrecision[format], &runs_, &sample_every_)) {
     const UlpGrid narrower =
         Narrowed(grid_, measure(), kPrecision[format], &narrower_);
-    if (narrower.levels > 0) {
-      grid_ = narrower;
-      sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
-    }
+    if (narrower.levels > 0) grid_ = narrower;
   }
   return true;
 }
@@ -462,14 +470,12 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
   }
   for (int64_t i = 0; i < c * grid_.levels; ++i) units_[i] += trial_[i];
   level_rows_ += rows;
-  if (grid_.levels > 1 && ++runs_ >= sample_every_) {
-    runs_ = 0;
+  if (SampleDue(grid_, kPrecision[format], &runs_, &sample_every_)) {
     const UlpGrid narrower =
         Narrowed(grid_, measure(), kPrecision[format], &narrower_);
     if (narrower.levels > 0) {
       FlushLevels(bins, sums);
       grid_ = narrower;
-      sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
     }
   }
   return true;

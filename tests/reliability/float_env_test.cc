@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -296,6 +297,107 @@ TEST(FloatEnv, CpuEveryModeOnBothPools) {
                 << env.Name() << ", " << layout.variant << ", "
                 << (pool ? "caller's pool" : "own pool") << ", "
                 << lrelu_dtype_name(dtype) << ", alpha " << alphas[a];
+          }
+        }
+      }
+    }
+  }
+}
+
+// PReLU's forward and gradient (dx and the exact dalpha) give the same bits
+// under every mode as in the default environment, on 1 and 3 threads,
+// NCHW and NHWC (the rows path). Data: random bits (the slots); values of
+// similar size (the float64 levels, whose additions a rounding mode would
+// change); and negative subnormal x with dy of similar size, whose dalpha
+// is tiny and would be zero if DAZ read the subnormals.
+enum class Values { kRandomBits, kSimilar, kNegativeSubnormal };
+
+std::vector<unsigned char> PreluData(lrelu_dtype_t dtype, size_t n, Values kind,
+                                     std::mt19937_64& rng) {
+  std::vector<unsigned char> out = RandomBits(dtype, n, rng);
+  if (kind == Values::kRandomBits) return out;
+  const int width = static_cast<int>(lrelu_dtype_size(dtype)) * 8;
+  const int mbits = dtype == LRELU_DTYPE_FLOAT64   ? 52
+                    : dtype == LRELU_DTYPE_FLOAT32 ? 23
+                    : dtype == LRELU_DTYPE_FLOAT16 ? 10
+                                                   : 7;
+  const int bias = (1 << (width - mbits - 2)) - 1;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng();
+    const bool subnormal = kind == Values::kNegativeSubnormal;
+    const uint64_t field =
+        subnormal ? 0 : static_cast<uint64_t>(bias - 4 + (r & 7));
+    const uint64_t sign = subnormal ? 1 : (r >> 3) & 1;
+    const uint64_t fraction =
+        ((r >> 4) & ((uint64_t{1} << mbits) - 1)) | (subnormal ? 1 : 0);
+    StoreBits(dtype, out.data(), i,
+              sign << (width - 1) | field << mbits | fraction);
+  }
+  return out;
+}
+
+TEST(FloatEnv, PreluEveryModeLayoutAndThreads) {
+  struct Shape {
+    std::vector<int64_t> x, alpha;
+  };
+  const Shape shapes[] = {{{2, 6, 40, 7}, {6, 1, 1}}, {{2, 40, 7, 70}, {70}}};
+  std::mt19937_64 rng(31);
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    const size_t size = lrelu_dtype_size(dtype);
+    for (const Shape& shape : shapes) {
+      size_t n = 1, na = 1;
+      for (int64_t d : shape.x) n *= static_cast<size_t>(d);
+      for (int64_t d : shape.alpha) na *= static_cast<size_t>(d);
+      for (Values kind : {Values::kRandomBits, Values::kSimilar,
+                          Values::kNegativeSubnormal}) {
+        const Values others =
+            kind == Values::kNegativeSubnormal ? Values::kSimilar : kind;
+        const auto x = PreluData(dtype, n, kind, rng);
+        const auto dy = PreluData(dtype, n, others, rng);
+        const auto alpha = PreluData(dtype, na, others, rng);
+        auto t = [&](const std::vector<unsigned char>& v,
+                     const std::vector<int64_t>& dims) {
+          return lrelu_tensor_t{const_cast<unsigned char*>(v.data()), dtype,
+                                static_cast<int32_t>(dims.size()), dims.data(),
+                                nullptr};
+        };
+        // Results: y, dx, dalpha.
+        auto run = [&](size_t threads, const Env* env) {
+          std::vector<unsigned char> y(n * size), dx(n * size),
+              dalpha(na * size);
+          lrelu_options_t o;
+          lrelu_options_init(&o);
+          o.threads = threads;
+          const lrelu_tensor_t tx = t(x, shape.x), ta = t(alpha, shape.alpha),
+                               tdy = t(dy, shape.x), ty = t(y, shape.x),
+                               tdx = t(dx, shape.x),
+                               tda = t(dalpha, shape.alpha);
+          lrelu_status_t s1, s2;
+          {
+            std::unique_ptr<ScopedEnv> scoped;
+            if (env != nullptr) scoped = std::make_unique<ScopedEnv>(*env);
+            s1 = lrelu_prelu(&tx, &ta, &ty, &o);
+            s2 = lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o);
+          }
+          EXPECT_EQ(s1, LRELU_STATUS_OK) << lrelu_last_error();
+          EXPECT_EQ(s2, LRELU_STATUS_OK) << lrelu_last_error();
+          return std::vector<std::vector<unsigned char>>{y, dx, dalpha};
+        };
+        const auto want = run(1, nullptr);
+        for (const Env& env : AllEnvs()) {
+          for (size_t threads : {1, 3}) {
+            const auto got = run(threads, &env);
+            const char* names[] = {"y", "dx", "dalpha"};
+            for (size_t k = 0; k < 3; ++k) {
+              ASSERT_EQ(got[k], want[k])
+                  << names[k] << " under " << env.Name() << ", "
+                  << lrelu_dtype_name(dtype) << ", "
+                  << (shape.alpha.size() == 1 ? "NHWC" : "NCHW") << ", "
+                  << (kind == Values::kRandomBits ? "random bits"
+                      : kind == Values::kSimilar  ? "similar values"
+                                                  : "negative subnormal x")
+                  << ", " << threads << " threads";
+            }
           }
         }
       }

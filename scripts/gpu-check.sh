@@ -14,9 +14,11 @@
 #   oracle         the NumPy oracle of the Python steps == liblrelu's CPU
 #   cuda_library   cuda_test with LRELU_REQUIRE_CUDA=1: every dtype x pass x
 #                  variant, sizes 0..300 x heads, in place, subnormal alpha,
-#                  misaligned pointers refused, streams, 2^31+77 elements
+#                  misaligned pointers refused, streams, 2^31+77 elements,
+#                  the shared matrix on device memory, executors re-bound
 #   cuda_prelu     cuda_prelu_test with LRELU_REQUIRE_CUDA=1: PReLU forward,
-#                  every dtype x broadcast pattern, layouts, a stream
+#                  every dtype x broadcast pattern, layouts, a stream,
+#                  executors re-bound
 #   cuda_contract  the contract's cases (contract/v1/test.json) on the CUDA
 #                  backend, every variant, in place and not (the CLI's
 #                  `lrelu test` has host memory only, which CUDA refuses)

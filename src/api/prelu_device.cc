@@ -227,37 +227,16 @@ lrelu_status_t RebindPreluOnDevice(Plan* plan, void* const* data,
   if (old.n > 0) {
     // x and y: one dense run each, from offset; alpha: its planned range.
     const int64_t lo = old.offset * elem, hi = (old.offset + old.n) * elem - 1;
-    const int64_t alo = old.alpha_lo * elem,
-                  ahi = (old.alpha_hi + 1) * elem - 1;
-    const auto x0 = reinterpret_cast<uintptr_t>(data[0]);
-    const auto a0 = reinterpret_cast<uintptr_t>(data[1]);
-    const auto y0 = reinterpret_cast<uintptr_t>(data[2]);
+    Bound bx, ba, by;
     lrelu_status_t s;
-    if ((s = CheckPlacement("x", x0, old.n, lo, hi)) != LRELU_STATUS_OK ||
-        (s = CheckPlacement("alpha", a0, old.alpha_hi - old.alpha_lo + 1, alo,
-                            ahi)) != LRELU_STATUS_OK ||
-        (s = CheckPlacement("y", y0, old.n, lo, hi)) != LRELU_STATUS_OK) {
+    if ((s = PlaceBound("x", data[0], old.n, lo, hi, &bx)) != LRELU_STATUS_OK ||
+        (s = PlaceBound("alpha", data[1], old.alpha_hi - old.alpha_lo + 1,
+                        old.alpha_lo * elem, (old.alpha_hi + 1) * elem - 1,
+                        &ba)) != LRELU_STATUS_OK ||
+        (s = PlaceBound("y", data[2], old.n, lo, hi, &by)) != LRELU_STATUS_OK ||
+        (s = CheckRelation(bx, by, old.x == old.y)) != LRELU_STATUS_OK ||
+        (s = CheckRelation(ba, by, false)) != LRELU_STATUS_OK) {
       return s;
-    }
-    const bool in_place = old.x == old.y;
-    const auto xl = reinterpret_cast<uintptr_t>(p->x),
-               yl = reinterpret_cast<uintptr_t>(p->y);
-    const auto bytes = static_cast<uintptr_t>(old.n * elem);
-    if (in_place && xl != yl) {
-      return Fail(LRELU_STATUS_OVERLAP,
-                  "the executor was planned with y in place of x, but they "
-                  "now differ: plan again for disjoint tensors");
-    }
-    if (!in_place && !(yl + bytes <= xl || xl + bytes <= yl)) {
-      return Fail(LRELU_STATUS_OVERLAP,
-                  "the executor was planned with y and x disjoint, but they "
-                  "now share memory: plan again (in place needs the same "
-                  "view)");
-    }
-    const uintptr_t al = a0 + static_cast<uintptr_t>(alo),
-                    ah = a0 + static_cast<uintptr_t>(ahi);
-    if (!(ah < yl || yl + bytes - 1 < al)) {
-      return Fail(LRELU_STATUS_OVERLAP, "y and alpha share memory");
     }
   }
   // The backend's own pointer checks (device memory, alignment) on a copy:

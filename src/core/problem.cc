@@ -450,26 +450,17 @@ lrelu_status_t CheckPlacement(const char* name, uintptr_t data, int64_t n,
   return LRELU_STATUS_OK;
 }
 
-namespace {
-
-// A pointer rebound to an operand: checked as CheckTensor checks data.
-struct Bound {
-  const char* name;
-  uintptr_t data;
-  const Problem::Reach* reach;
-  uintptr_t lo, hi;  // the byte range the elements span
-};
-
-lrelu_status_t CheckBound(Bound* b, int64_t n) {
-  const int64_t lo = b->reach->lo_bytes, hi = b->reach->hi_bytes;
-  const lrelu_status_t status = CheckPlacement(b->name, b->data, n, lo, hi);
+lrelu_status_t PlaceBound(const char* name, const void* data, int64_t n,
+                          int64_t lo_bytes, int64_t hi_bytes, Bound* b) {
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  const lrelu_status_t status =
+      CheckPlacement(name, address, n, lo_bytes, hi_bytes);
   if (status != LRELU_STATUS_OK) return status;
-  b->lo = b->data + static_cast<uintptr_t>(lo);
-  b->hi = b->data + static_cast<uintptr_t>(hi);
+  *b = {name, address, address + static_cast<uintptr_t>(lo_bytes),
+        address + static_cast<uintptr_t>(hi_bytes)};
   return LRELU_STATUS_OK;
 }
 
-// The relation of an input to the output must be the planned one.
 lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same) {
   if (same && in.data != out.data) {
     return Fail(LRELU_STATUS_OVERLAP,
@@ -487,22 +478,29 @@ lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same) {
   return LRELU_STATUS_OK;
 }
 
+namespace {
+
+lrelu_status_t CheckBound(const char* name, const void* data,
+                          const Problem::Reach& reach, int64_t n, Bound* b) {
+  return PlaceBound(name, data, n, reach.lo_bytes, reach.hi_bytes, b);
+}
+
 }  // namespace
 
 lrelu_status_t RebindProblem(const void* v, const void* s, void* out,
                              Problem* p) {
   const bool forward = p->op == Op::kForward;
   if (p->n > 0) {
-    Bound bv{forward ? "x" : "dy", reinterpret_cast<uintptr_t>(v), &p->v_reach,
-             0, 0};
-    Bound bs{"the gradient's x (or y)", reinterpret_cast<uintptr_t>(s),
-             &p->s_reach, 0, 0};
-    Bound bo{forward ? "y" : "dx", reinterpret_cast<uintptr_t>(out),
-             &p->out_reach, 0, 0};
+    Bound bv, bs, bo;
     lrelu_status_t status;
-    if ((status = CheckBound(&bv, p->n)) != LRELU_STATUS_OK) return status;
-    if ((status = CheckBound(&bs, p->n)) != LRELU_STATUS_OK) return status;
-    if ((status = CheckBound(&bo, p->n)) != LRELU_STATUS_OK) return status;
+    if ((status = CheckBound(forward ? "x" : "dy", v, p->v_reach, p->n, &bv)) !=
+            LRELU_STATUS_OK ||
+        (status = CheckBound("the gradient's x (or y)", s, p->s_reach, p->n,
+                             &bs)) != LRELU_STATUS_OK ||
+        (status = CheckBound(forward ? "y" : "dx", out, p->out_reach, p->n,
+                             &bo)) != LRELU_STATUS_OK) {
+      return status;
+    }
     if ((status = CheckRelation(bv, bo, p->v_is_out)) != LRELU_STATUS_OK) {
       return status;
     }

@@ -74,6 +74,22 @@ lrelu_status_t CheckTensor(const lrelu_tensor_t* t, const char* name,
 lrelu_status_t CheckPlacement(const char* name, uintptr_t data, int64_t n,
                               int64_t lo_bytes, int64_t hi_bytes);
 
+// A re-bound operand: its name, data pointer and the byte range [lo, hi]
+// its elements span.
+struct Bound {
+  const char* name = "";
+  uintptr_t data = 0, lo = 0, hi = 0;
+};
+
+// CheckPlacement, then *b for data whose elements span [lo_bytes, hi_bytes]
+// relative to it.
+lrelu_status_t PlaceBound(const char* name, const void* data, int64_t n,
+                          int64_t lo_bytes, int64_t hi_bytes, Bound* b);
+
+// The relation planned between an input and an output must hold again: the
+// same data (in place) or no shared byte; LRELU_STATUS_OVERLAP otherwise.
+lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same);
+
 // Validate the arguments of the forward pass / the gradient and fill *p.
 // On failure the calling thread's error message names the problem.
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,

@@ -152,91 +152,6 @@ void AddSpecials(const void* xv, int64_t xs, const void* dyv, int64_t dys,
   }
 }
 
-int FormatIndex(lrelu_dtype_t dtype) {
-  return dtype == LRELU_DTYPE_FLOAT16    ? 1
-         : dtype == LRELU_DTYPE_BFLOAT16 ? 2
-                                         : 0;
-}
-
-// Significant bits of each format's values: [float32, float16, bfloat16].
-constexpr int kPrecision[3] = {24, 11, 8};
-
-// The outcome of FitLevels: the grid the terms were last summed on (levels
-// 0: they were not, as there are none), what its kernel saw, and whether
-// the terms fitted it.
-struct Fitted {
-  UlpGrid grid;
-  UlpStats stats;
-  bool fits = false;
-};
-
-// Sums the terms with `kernel(grid)` on `current`; on a misfit (or with no
-// grid yet) `extent()` gives their sizes and they are summed once more, on
-// the grid those need, unless that is wider than kMaxLevels or a term is
-// inf/NaN.
-template <class Kernel, class ExtentFn>
-Fitted FitLevels(const UlpGrid& current, int precision, Kernel&& kernel,
-                 ExtentFn&& extent) {
-  Fitted f;
-  if (current.levels > 0) {
-    f.grid = current;
-    f.stats = kernel(current);
-    f.fits = Fits(current, f.stats);
-    if (f.fits) return f;
-  }
-  const UlpStats e = extent();
-  if (e.remainder) return f;  // an inf/NaN term
-  if (!(e.max_abs > 0)) {     // no terms (only with no grid yet)
-    f.grid = UlpGrid{};
-    f.fits = true;
-    return f;
-  }
-  const UlpGrid need = GridFor(e.max_abs, e.min_abs, precision);
-  if (need.levels > kMaxLevels) return f;
-  f.grid = need;
-  f.stats = kernel(need);
-  f.fits = Fits(need, f.stats);
-  return f;
-}
-
-// Every sample_every-th run summed on a grid wider than any terms of the
-// format need is measured; two such samples in a row that fit a narrower
-// grid narrow it (a grid too narrow costs a second pass over a run, one too
-// wide a few additions per term). Each sample doubles sample_every, from
-// kSampleEvery up to kSampleEveryMax: data whose extent varies from run to
-// run would otherwise narrow and widen again and again, and data whose
-// extent does not needs few samples.
-constexpr int64_t kSampleEvery = 8;
-constexpr int64_t kSampleEveryMax = 1024;
-
-// Whether this run is to be sampled (counting it in *runs).
-bool SampleDue(const UlpGrid& grid, int precision, int64_t* runs,
-               int64_t* every) {
-  // float32 terms always need two levels (48-bit products on 48-bit steps).
-  const int fewest = GridFor(1.0, 1.0, precision).levels;
-  if (grid.levels <= fewest || ++*runs < *every) return false;
-  *runs = 0;
-  *every = std::min(2 * *every, kSampleEveryMax);
-  return true;
-}
-
-// The narrower grid to take after a sample `e` (levels 0: keep the grid);
-// *count: samples in a row that fitted a narrower grid.
-UlpGrid Narrowed(const UlpGrid& grid, const UlpStats& e, int precision,
-                 int* count) {
-  UlpGrid need;
-  if (!e.remainder && e.max_abs > 0) {
-    need = GridFor(e.max_abs, e.min_abs, precision);
-  }
-  if (need.levels == 0 || need.levels >= grid.levels) {
-    *count = 0;
-    return {};
-  }
-  if (++*count < 2) return {};
-  *count = 0;
-  return need;
-}
-
 }  // namespace
 
 ProductBins::ProductBins(int64_t target)
@@ -281,10 +196,11 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
     return;
   }
   const int64_t elem = dtype == LRELU_DTYPE_FLOAT32 ? 4 : 2;
+  const int precision = reference::FormatOf(dtype).precision;
   while (n > 0) {
     if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
     const int64_t run = std::min(n, kMaxRun);
-    if (!AddToLevels(format, xb, dyb, run, bins)) {
+    if (!AddToLevels(format, precision, xb, dyb, run, bins)) {
       AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
     }
     xb += run * elem;
@@ -293,8 +209,9 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
   }
 }
 
-bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
-                              int64_t n, reference::BinnedSum* bins) {
+bool ProductBins::AddToLevels(int format, int precision, const char* x,
+                              const char* dy, int64_t n,
+                              reference::BinnedSum* bins) {
   const RunUlpKernel* run = ulp_fn_->run[format];
   const ExtentKernel extent = ulp_fn_->extent[format];
   const auto count = static_cast<size_t>(n);
@@ -304,8 +221,8 @@ bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
     return e;
   };
   int64_t units[kMaxLevels];
-  const Fitted f = FitLevels(
-      grid_, kPrecision[format],
+  const Fitted f = grid_.Fit(
+      precision,
       [&](const UlpGrid& grid) {
         UlpStats stats;
         run[grid.levels - 1](x, dy, count, grid.lo, units, &stats);
@@ -317,15 +234,9 @@ bool ProductBins::AddToLevels(int format, const char* x, const char* dy,
   for (int j = 0; j < f.grid.levels; ++j) {
     if (units[j] != 0) bins->AddScaled(units[j], LevelExponent(f.grid, j));
   }
-  if (!(f.grid == grid_)) {
-    grid_ = f.grid;
-    narrower_ = 0;
-  }
-  if (SampleDue(grid_, kPrecision[format], &runs_, &sample_every_)) {
-    const UlpGrid narrower =
-        Narrowed(grid_, measure(), kPrecision[format], &narrower_);
-    if (narrower.levels > 0) grid_ = narrower;
-  }
+  grid_.Take(f.grid);
+  const UlpGrid narrower = grid_.Narrower(precision, measure);
+  if (narrower.levels > 0) grid_.Take(narrower);
   return true;
 }
 
@@ -398,15 +309,11 @@ void ChannelBins::Reset(int64_t target, int64_t channels) {
   terms_fn_ = &TermsFor(target);
   const UlpTable* ulp = &UlpFor(target);
   // A kept object keeps its grid for the next call on the same channels.
-  if (ulp != ulp_fn_ || channels != channels_) {
-    grid_ = UlpGrid{};
-    sample_every_ = kSampleEvery;
-  }
+  if (ulp != ulp_fn_ || channels != channels_) grid_.Forget();
   ulp_fn_ = ulp;
   channels_ = channels;
   rows_ = 0;
   level_rows_ = 0;
-  narrower_ = 0;
   const auto size = static_cast<size_t>(channels * kSlots);
   if (slots_.size() < size) slots_.resize(size, 0);
   const auto levels = static_cast<size_t>(channels * kMaxLevels);
@@ -423,10 +330,11 @@ void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
                           reference::BinnedSum* bins,
                           reference::ExactSum* sums) {
   const int format = FormatIndex(dtype);
+  const int precision = reference::FormatOf(dtype).precision;
   while (rows > 0) {
     const int64_t n = std::min(rows, kMaxRun);
     if (level_rows_ + n > kMaxLevelRows) FlushLevels(bins, sums);
-    if (!AddToLevels(format, x, x_row, dy, dy_row, n, bins, sums)) {
+    if (!AddToLevels(format, precision, x, x_row, dy, dy_row, n, bins, sums)) {
       for (int64_t i = 0; i < n; ++i) {
         AddRow(dtype, x + i * x_row, dy + i * dy_row, bins, sums);
       }
@@ -437,9 +345,9 @@ void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
   }
 }
 
-bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
-                              const char* dy, int64_t dy_row, int64_t rows,
-                              reference::BinnedSum* bins,
+bool ChannelBins::AddToLevels(int format, int precision, const char* x,
+                              int64_t x_row, const char* dy, int64_t dy_row,
+                              int64_t rows, reference::BinnedSum* bins,
                               reference::ExactSum* sums) {
   const RowsUlpKernel* kernel = ulp_fn_->rows[format];
   const ExtentKernel extent = ulp_fn_->extent[format];
@@ -451,8 +359,8 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
     }
     return e;
   };
-  const Fitted f = FitLevels(
-      grid_, kPrecision[format],
+  const Fitted f = grid_.Fit(
+      precision,
       [&](const UlpGrid& grid) {
         std::fill_n(trial_.begin(), c * grid.levels, 0);
         UlpStats stats;
@@ -463,20 +371,17 @@ bool ChannelBins::AddToLevels(int format, const char* x, int64_t x_row,
       measure);
   if (!f.fits) return false;
   if (f.grid.levels == 0) return true;
-  if (!(f.grid == grid_)) {
+  // units_ hold integers of one grid's levels: flushed before another's.
+  if (!(f.grid == grid_.grid())) {
     FlushLevels(bins, sums);
-    grid_ = f.grid;
-    narrower_ = 0;
+    grid_.Take(f.grid);
   }
-  for (int64_t i = 0; i < c * grid_.levels; ++i) units_[i] += trial_[i];
+  for (int64_t i = 0; i < c * f.grid.levels; ++i) units_[i] += trial_[i];
   level_rows_ += rows;
-  if (SampleDue(grid_, kPrecision[format], &runs_, &sample_every_)) {
-    const UlpGrid narrower =
-        Narrowed(grid_, measure(), kPrecision[format], &narrower_);
-    if (narrower.levels > 0) {
-      FlushLevels(bins, sums);
-      grid_ = narrower;
-    }
+  const UlpGrid narrower = grid_.Narrower(precision, measure);
+  if (narrower.levels > 0) {
+    FlushLevels(bins, sums);
+    grid_.Take(narrower);
   }
   return true;
 }
@@ -485,9 +390,11 @@ void ChannelBins::FlushLevels(reference::BinnedSum* bins,
                               reference::ExactSum* sums) {
   if (level_rows_ > 0) {
     for (int64_t c = 0; c < channels_; ++c) {
-      for (int j = 0; j < grid_.levels; ++j) {
+      for (int j = 0; j < grid_.grid().levels; ++j) {
         int64_t& units = units_[j * channels_ + c];
-        if (units != 0) bins[c].AddScaled(units, LevelExponent(grid_, j));
+        if (units != 0) {
+          bins[c].AddScaled(units, LevelExponent(grid_.grid(), j));
+        }
         units = 0;
       }
       if (bins[c].count() > (uint64_t{1} << 42)) bins[c].FlushInto(&sums[c]);

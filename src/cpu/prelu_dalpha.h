@@ -87,8 +87,8 @@ class ProductBins {
                   reference::ExactSum* sum);
   // The levels' path for a contiguous run of at most kMaxRun terms; false
   // (nothing added) when the terms do not fit.
-  bool AddToLevels(int format, const char* x, const char* dy, int64_t n,
-                   reference::BinnedSum* bins);
+  bool AddToLevels(int format, int precision, const char* x, const char* dy,
+                   int64_t n, reference::BinnedSum* bins);
   // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
   bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
@@ -103,15 +103,9 @@ class ProductBins {
   int64_t terms_;                 // added since the last flush
   uint64_t value_[kBlock];
   uint64_t index_[kBlock];
-  // The levels' grid (kept from run to run and across flushes: the next
-  // terms are likely of the same sizes), runs summed since the last sample
-  // of their extent, runs between samples, samples in a row that fitted a
-  // narrower grid.
+  // The levels' kernels and grid (kept across flushes).
   const UlpTable* ulp_fn_;
-  UlpGrid grid_;
-  int64_t runs_ = 0;
-  int64_t sample_every_ = 8;
-  int narrower_ = 0;
+  GridChoice grid_;
 };
 
 // One ProductBins-like set of slots per channel, for rows whose elements
@@ -145,9 +139,9 @@ class ChannelBins {
   void Flush(reference::BinnedSum* bins, reference::ExactSum* sums);
 
  private:
-  bool AddToLevels(int format, const char* x, int64_t x_row, const char* dy,
-                   int64_t dy_row, int64_t rows, reference::BinnedSum* bins,
-                   reference::ExactSum* sums);
+  bool AddToLevels(int format, int precision, const char* x, int64_t x_row,
+                   const char* dy, int64_t dy_row, int64_t rows,
+                   reference::BinnedSum* bins, reference::ExactSum* sums);
   void FlushLevels(reference::BinnedSum* bins, reference::ExactSum* sums);
 
   const TermsTable* terms_fn_ = nullptr;
@@ -163,11 +157,8 @@ class ChannelBins {
   // kernel's accumulators.
   static constexpr int64_t kMaxLevelRows = int64_t{1} << 14;
   const UlpTable* ulp_fn_ = nullptr;
-  UlpGrid grid_;
+  GridChoice grid_;
   int64_t level_rows_ = 0;
-  int64_t runs_ = 0;
-  int64_t sample_every_ = 8;
-  int narrower_ = 0;
   std::vector<double> acc_;
   std::vector<int64_t> units_, trial_;
 };

@@ -79,7 +79,7 @@ HWY_INLINE void Deposit(hn::Vec<D> p, hn::Vec<D>* acc, Seen<D>* seen) {
 
 // Moves both sets' accumulators into the integers and back to the starts.
 template <int kLevels, class D, class DU = hn::RebindToUnsigned<D>>
-HWY_INLINE void Renormalize(D d, const Starts<kLevels, D>& c, hn::Vec<D>* a0,
+HWY_INLINE void Renormalize(const Starts<kLevels, D>& c, hn::Vec<D>* a0,
                             hn::Vec<D>* a1, hn::Vec<DU>* units) {
   const DU du;
   for (int j = 0; j < kLevels; ++j) {
@@ -89,7 +89,6 @@ HWY_INLINE void Renormalize(D d, const Starts<kLevels, D>& c, hn::Vec<D>* a0,
     a0[j] = c.value[j];
     a1[j] = c.value[j];
   }
-  (void)d;
 }
 
 template <class L, int kLevels>
@@ -121,7 +120,7 @@ void Run(const void* xp, const void* dyp, size_t n, int lo, int64_t* out,
       Deposit<kLevels>(Term<L>(d, x + k, dy + k), a0, &seen);
       Deposit<kLevels>(Term<L>(d, x + k + lanes, dy + k + lanes), a1, &seen);
     }
-    Renormalize(d, c, a0, a1, units);
+    Renormalize(c, a0, a1, units);
   }
   // Fewer than kRenormEvery deposits per set: pairs, one vector, and the
   // last few padded with x = +0 (no term).
@@ -139,7 +138,7 @@ void Run(const void* xp, const void* dyp, size_t n, int lo, int64_t* out,
     std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
     Deposit<kLevels>(Term<L>(d, xt, dyt), a1, &seen);
   }
-  Renormalize(d, c, a0, a1, units);
+  Renormalize(c, a0, a1, units);
   for (int j = 0; j < kLevels; ++j) {
     out[j] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, units[j])));
   }
@@ -150,16 +149,10 @@ void Run(const void* xp, const void* dyp, size_t n, int lo, int64_t* out,
 template <class L, int kLevels, class D>
 HWY_INLINE void RowStep(D d, const typename L::T* x, const typename L::T* dy,
                         double* acc, int64_t stride, Seen<D>* seen) {
-  auto p = Term<L>(d, x, dy);
-  seen->max_abs = hn::Max(seen->max_abs, hn::Abs(p));
-  for (int j = kLevels - 1; j >= 0; --j) {
-    double* a = acc + j * stride;
-    const auto old = hn::LoadU(d, a);
-    const auto s = hn::Add(old, p);
-    p = hn::Sub(p, hn::Sub(s, old));
-    hn::StoreU(s, d, a);
-  }
-  seen->remainder = hn::Or(seen->remainder, p);
+  hn::Vec<D> a[kLevels];
+  for (int j = 0; j < kLevels; ++j) a[j] = hn::LoadU(d, acc + j * stride);
+  Deposit<kLevels>(Term<L>(d, x, dy), a, seen);
+  for (int j = 0; j < kLevels; ++j) hn::StoreU(a[j], d, acc + j * stride);
 }
 
 // Moves Lanes(d) channels' accumulators into their integers, back to the
@@ -249,8 +242,9 @@ void ExtentIn(D d, const typename L::T* x, const typename L::T* dy, size_t n,
   stats->min_abs =
       std::min(stats->min_abs, hn::GetLane(hn::MinOfLanes(d, min_abs)));
   stats->remainder = stats->remainder || !hn::AllFalse(d, special);
-  if (i < n)
+  if (i < n) {
     ExtentIn<L>(hn::CappedTag<double, 1>(), x + i, dy + i, n - i, stats);
+  }
 }
 
 template <class L>
@@ -309,6 +303,33 @@ bool Fits(const UlpGrid& grid, const UlpStats& stats) {
   return grid.levels > 0 && !stats.remainder &&
          stats.max_abs <=
              Pow2(kUlpWidth - 1 + LevelExponent(grid, grid.levels - 1));
+}
+
+bool GridChoice::SampleDue(int precision) {
+  // Runs count only on a grid wider than any terms of the precision need
+  // (float32's 48-bit products always take two levels): a cheap test, two
+  // ilogb per run of up to kMaxRun terms.
+  if (grid_.levels <= GridFor(1.0, 1.0, precision).levels ||
+      ++runs_ < sample_every_) {
+    return false;
+  }
+  runs_ = 0;
+  sample_every_ = std::min(2 * sample_every_, kSampleEveryMax);
+  return true;
+}
+
+UlpGrid GridChoice::Narrowed(int precision, const UlpStats& e) {
+  UlpGrid need;
+  if (!e.remainder && e.max_abs > 0) {
+    need = GridFor(e.max_abs, e.min_abs, precision);
+  }
+  if (need.levels == 0 || need.levels >= grid_.levels) {
+    narrower_ = 0;
+    return {};
+  }
+  if (++narrower_ < 2) return {};
+  narrower_ = 0;
+  return need;
 }
 
 }  // namespace lrelu::cpu

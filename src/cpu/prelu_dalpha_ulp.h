@@ -109,6 +109,93 @@ inline int LevelExponent(const UlpGrid& grid, int j) {
   return grid.lo + kUlpWidth * j;
 }
 
+// The index of the kernel tables (TermsTable, UlpTable) for a 32/16-bit
+// dtype: 0 float32, 1 float16, 2 bfloat16.
+inline int FormatIndex(lrelu_dtype_t dtype) {
+  return dtype == LRELU_DTYPE_FLOAT16    ? 1
+         : dtype == LRELU_DTYPE_BFLOAT16 ? 2
+                                         : 0;
+}
+
+// What GridChoice::Fit did: the grid the terms were last summed on (levels
+// 0: they were not, as there are none), what its kernel saw, and whether
+// the terms fitted it.
+struct Fitted {
+  UlpGrid grid;
+  UlpStats stats;
+  bool fits = false;
+};
+
+// The grid a stream of runs is summed on, for terms of `precision`-bit
+// values: kept from run to run (the next terms are likely of the same
+// sizes), chosen again on a misfit, and narrowed when samples of the terms'
+// extent say so.
+class GridChoice {
+ public:
+  const UlpGrid& grid() const { return grid_; }
+
+  // No grid: the next run is measured first.
+  void Forget() { *this = GridChoice(); }
+
+  // Sums a run with `kernel(grid)` on grid(); on a misfit (or with no grid)
+  // `extent()` gives the terms' sizes and they are summed once more, on the
+  // grid those need, unless that is wider than kMaxLevels or a term is
+  // inf/NaN. Take() the grid of a fit.
+  template <class Kernel, class Extent>
+  Fitted Fit(int precision, Kernel&& kernel, Extent&& extent) const {
+    Fitted f;
+    if (grid_.levels > 0) {
+      f.grid = grid_;
+      f.stats = kernel(grid_);
+      f.fits = Fits(grid_, f.stats);
+      if (f.fits) return f;
+    }
+    const UlpStats e = extent();
+    if (e.remainder) return f;  // an inf/NaN term
+    if (!(e.max_abs > 0)) {     // no terms (only with no grid yet)
+      f.grid = UlpGrid{};
+      f.fits = true;
+      return f;
+    }
+    const UlpGrid need = GridFor(e.max_abs, e.min_abs, precision);
+    if (need.levels > kMaxLevels) return f;
+    f.grid = need;
+    f.stats = kernel(need);
+    f.fits = Fits(need, f.stats);
+    return f;
+  }
+
+  void Take(const UlpGrid& grid) {
+    if (grid == grid_) return;
+    grid_ = grid;
+    narrower_ = 0;
+  }
+
+  // After a run summed on grid(): the narrower grid to Take() (levels 0:
+  // none). Every sample_every-th run on a grid wider than any terms of the
+  // precision need is measured with `extent()`; two such samples in a row
+  // that fit a narrower grid narrow it (a grid too narrow costs a second
+  // pass over a run, one too wide a few additions per term). Each sample
+  // doubles sample_every, up to kSampleEveryMax: data whose extent varies
+  // from run to run would otherwise narrow and widen again and again, and
+  // data whose extent does not needs few samples.
+  template <class Extent>
+  UlpGrid Narrower(int precision, Extent&& extent) {
+    return SampleDue(precision) ? Narrowed(precision, extent()) : UlpGrid{};
+  }
+
+ private:
+  static constexpr int64_t kSampleEvery = 8;
+  static constexpr int64_t kSampleEveryMax = 1024;
+  bool SampleDue(int precision);
+  UlpGrid Narrowed(int precision, const UlpStats& e);
+
+  UlpGrid grid_;
+  int64_t runs_ = 0;  // since the last sample
+  int64_t sample_every_ = kSampleEvery;
+  int narrower_ = 0;  // samples in a row that fitted a narrower grid
+};
+
 // 2^k * (1 + fraction / 2^52) for a normal float64 exponent k (-1022 ..
 // 1023), from its bits: std::ldexp is a library call, and the kernels and
 // Fits need a few of these per run.

@@ -26,7 +26,6 @@ set(LRELU_HAS_CUDA ${LRELU_HAS_CUDA} PARENT_SCOPE)
 if(LRELU_HAS_CUDA)
   add_library(lrelu_cuda_objects OBJECT ${lrelu_src_dir}/cuda/backend.cu
     ${lrelu_src_dir}/cuda/prelu.cu)
-  lrelu_backend_objects(lrelu_cuda_objects)
   set_target_properties(lrelu_cuda_objects PROPERTIES CUDA_STANDARD 17
     CUDA_STANDARD_REQUIRED ON)
   # Contract v1: one correctly rounded multiply, denormals kept.
@@ -37,9 +36,8 @@ if(LRELU_HAS_CUDA)
   # the NVIDIA driver and reports "no CUDA device" at run time.
   target_link_libraries(lrelu_cuda_objects PRIVATE
     ${CUDA_cudart_static_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS} rt)
-  list(APPEND LRELU_EXTRA_OBJECTS lrelu_cuda_objects)
-  message(STATUS "lrelu: CUDA backend ON (architectures ${CMAKE_CUDA_ARCHITECTURES})")
+  lrelu_backend_objects(lrelu_cuda_objects
+    "CUDA backend ON (architectures ${CMAKE_CUDA_ARCHITECTURES})")
 else()
-  target_sources(lrelu_objects PRIVATE ${lrelu_src_dir}/cuda/not_built.cc)
-  message(STATUS "lrelu: CUDA backend OFF")
+  lrelu_backend_not_built(cuda CUDA)
 endif()

@@ -48,14 +48,22 @@ target_sources(lrelu_objects PRIVATE
 
 # A device backend is an OBJECT library added to LRELU_EXTRA_OBJECTS; its
 # link libraries (plain file paths, so the installed export needs no extra
-# imported targets) go to liblrelu.
-function(lrelu_backend_objects name)
+# imported targets) go to liblrelu. `summary` is the configure line's.
+function(lrelu_backend_objects name summary)
   target_include_directories(${name} PRIVATE ${lrelu_src_dir}
                              ${PROJECT_SOURCE_DIR}/include)
   target_compile_definitions(${name} PRIVATE LRELU_BUILDING_SHARED)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON
     CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
+  set(LRELU_EXTRA_OBJECTS ${LRELU_EXTRA_OBJECTS} ${name} PARENT_SCOPE)
+  message(STATUS "lrelu: ${summary}")
+endfunction()
+
+# A backend not compiled in: its folder's not_built.cc gives the table row.
+function(lrelu_backend_not_built folder label)
+  target_sources(lrelu_objects PRIVATE ${lrelu_src_dir}/${folder}/not_built.cc)
+  message(STATUS "lrelu: ${label} backend OFF")
 endfunction()
 
 # The device backends: every src/<backend>/backend.cmake (each declares its

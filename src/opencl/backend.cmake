@@ -18,17 +18,15 @@ if(LRELU_HAS_OPENCL)
   add_library(lrelu_opencl_objects OBJECT
     ${lrelu_src_dir}/opencl/backend.cc ${lrelu_src_dir}/opencl/runtime.cc
     ${lrelu_src_dir}/opencl/loader.cc ${lrelu_src_dir}/opencl/prelu.cc)
-  lrelu_backend_objects(lrelu_opencl_objects)
   target_include_directories(lrelu_opencl_objects PRIVATE ${OpenCL_INCLUDE_DIRS})
   # libOpenCL.so.1 is opened at run time (opencl/loader.cc), only when a
   # caller asks for the OpenCL backend: liblrelu does not link it.
   target_link_libraries(lrelu_opencl_objects PRIVATE ${CMAKE_DL_LIBS})
   lrelu_set_warnings(lrelu_opencl_objects)
-  list(APPEND LRELU_EXTRA_OBJECTS lrelu_opencl_objects)
-  message(STATUS "lrelu: OpenCL backend ON (${OpenCL_LIBRARIES})")
+  lrelu_backend_objects(lrelu_opencl_objects
+                        "OpenCL backend ON (${OpenCL_LIBRARIES})")
 else()
-  target_sources(lrelu_objects PRIVATE ${lrelu_src_dir}/opencl/not_built.cc)
-  message(STATUS "lrelu: OpenCL backend OFF")
+  lrelu_backend_not_built(opencl OpenCL)
 endif()
 
 set(LRELU_HAS_OPENCL ${LRELU_HAS_OPENCL} PARENT_SCOPE)

@@ -26,13 +26,6 @@ namespace {
 constexpr lrelu_dtype_t kDTypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
                                      LRELU_DTYPE_BFLOAT16};
 
-int FormatIndex(lrelu_dtype_t d) {
-  return d == LRELU_DTYPE_FLOAT16 ? 1 : d == LRELU_DTYPE_BFLOAT16 ? 2 : 0;
-}
-int Precision(lrelu_dtype_t d) {
-  return d == LRELU_DTYPE_FLOAT16 ? 11 : d == LRELU_DTYPE_BFLOAT16 ? 8 : 24;
-}
-
 // Values of `dtype` with exponents center +- spread (clamped to the normal
 // range), random signs and significands; one in eight is zero.
 std::vector<uint64_t> Scaled(lrelu_dtype_t dtype, size_t n, int center,
@@ -90,7 +83,8 @@ cpu::UlpGrid NeededGrid(lrelu_dtype_t dtype, const std::vector<uint64_t>& x,
       min_abs = std::min(min_abs, p);
     }
   }
-  return max_abs > 0 ? cpu::GridFor(max_abs, min_abs, Precision(dtype))
+  return max_abs > 0 ? cpu::GridFor(max_abs, min_abs,
+                                    reference::FormatOf(dtype).precision)
                      : cpu::UlpGrid{0, 1};
 }
 
@@ -105,7 +99,7 @@ RunResult RunOnGrid(int64_t target, lrelu_dtype_t dtype,
   std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
   int64_t units[cpu::kMaxLevels];
   cpu::UlpStats stats;
-  cpu::UlpFor(target).run[FormatIndex(dtype)][g.levels - 1](
+  cpu::UlpFor(target).run[cpu::FormatIndex(dtype)][g.levels - 1](
       xb.data(), dyb.data(), x.size(), g.lo, units, &stats);
   reference::ExactSum sum;
   for (int j = 0; j < g.levels; ++j) {
@@ -130,7 +124,7 @@ RowsResult RowsOnGrid(int64_t target, lrelu_dtype_t dtype,
   cpu::UlpStats stats;
   const int64_t row = channels * static_cast<int64_t>(lrelu_dtype_size(dtype));
   const auto rows = static_cast<int64_t>(x.size()) / channels;
-  cpu::UlpFor(target).rows[FormatIndex(dtype)][g.levels - 1](
+  cpu::UlpFor(target).rows[cpu::FormatIndex(dtype)][g.levels - 1](
       reinterpret_cast<const char*>(xb.data()), row,
       reinterpret_cast<const char*>(dyb.data()), row, rows, channels, g.lo,
       acc.data(), units.data(), &stats);

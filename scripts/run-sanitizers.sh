@@ -21,7 +21,7 @@
 # Excluded: label `long` (not built under sanitizers anyway), tests that
 # load liblrelu into Python (wgsl_test, python_tests) and pure-Python checks
 # of the contract files that run no lrelu code (contract_files,
-# contract_torch). The CLI end-to-end tests (cli_e2e) do run: pytest only
+# contract_torch). The CLI end-to-end tests (cli_e2e, cli_e2e_apply) do run: pytest only
 # starts the instrumented lrelu binary, which is what is being checked.
 # Build folder: build/<preset> (the preset's own), or the printf pattern in
 # $LRELU_SANITIZER_BUILD_DIR with %s for the preset (e.g. build-%s2).

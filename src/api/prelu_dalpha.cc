@@ -134,7 +134,7 @@ struct Dims {
   std::vector<int64_t> extent, xs, dys;
 };
 
-Dims MergedDims(const std::vector<int64_t>& shape, size_t count, const View& x,
+Dims MergedDims(const int64_t* shape, size_t count, const View& x,
                 const View& dy) {
   Dims d;
   for (size_t k = 0; k < count; ++k) {
@@ -166,7 +166,8 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // The view's dimensions (alpha's axes at extent 1); the last one is the
   // inner loop.
   const std::vector<int64_t> shape = ViewShape(p);
-  const auto [extent, xs, dys] = MergedDims(shape, shape.size(), p.x, p.dy);
+  const auto [extent, xs, dys] =
+      MergedDims(shape.data(), shape.size(), p.x, p.dy);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   cpu::ProductBins products(TargetBit(p));
   const size_t outer = extent.size() - 1;
@@ -318,7 +319,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
   const reference::Format f = reference::FormatOf(p.dtype);
   // The rows: every dimension but the channels' last one.
-  const auto [ext, xs, dys] = MergedDims(p.x.shape, rank - 1, p.x, p.dy);
+  const auto [ext, xs, dys] = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
   const size_t last = ext.size() - 1;
   std::vector<int64_t> idx(ext.size(), 0);
   int64_t xo = 0, dyo = 0, r = begin;

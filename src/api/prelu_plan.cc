@@ -12,7 +12,7 @@
 namespace lrelu::prelu_impl {
 namespace {
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
+std::string ShapeString(const DimVector& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) s += ",";
@@ -219,7 +219,7 @@ lrelu_options_t ViewOptions(const PreluPlan& p,
 
 // x's shape with the alpha axes set to 1: the shape of every view.
 std::vector<int64_t> ViewShape(const PreluPlan& p) {
-  std::vector<int64_t> shape = p.x.shape;
+  std::vector<int64_t> shape(p.x.shape.begin(), p.x.shape.end());
   for (int axis : p.alpha_axes) shape[axis] = 1;
   return shape;
 }

@@ -10,18 +10,22 @@
 #include <string>
 #include <vector>
 
+#include "api/inline_vector.h"
 #include "core/backend.h"
 #include "core/problem.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu::prelu_impl {
 
+// Shapes and strides of up to 8 dimensions need no allocation.
+using DimVector = InlineVector<int64_t, 8>;
+
 // A tensor as the plan keeps it: shape and explicit strides copied.
 struct View {
   char* data = nullptr;
   lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // elements
+  DimVector shape;
+  DimVector strides;  // elements
   int64_t n = 0;
   // Byte range [lo, hi] the elements span relative to data (n > 0 only),
   // from CheckTensor.
@@ -37,8 +41,8 @@ struct PreluPlan {
   View x, y, dy, dx, alpha, dalpha;           // y forward; dy, dx backward
   bool has_dx = false, has_dalpha = false;
   // alpha's strides aligned to x's axes (0 where alpha broadcasts).
-  std::vector<int64_t> alpha_strides_x;
-  std::vector<int> alpha_axes;  // axes of x where alpha's extent is > 1
+  DimVector alpha_strides_x;
+  InlineVector<int, 8> alpha_axes;  // axes of x where alpha's extent is > 1
   int64_t alpha_count = 1;
   // Options for the per-view LeakyReLU calls.
   size_t threads = 0;

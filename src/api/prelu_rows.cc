@@ -10,6 +10,7 @@
 #include "cpu/kernels.h"
 #include "cpu/prelu_rows.h"
 #include "cpu/thread_pool.h"
+#include "cpu/tiling.h"
 #include "reference/exact_sum.h"
 #include "reference/reference.h"
 
@@ -119,6 +120,14 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   // kernel each.
   const bool planes = !per_element && last > 0 && l.xs[last - 1] == length &&
                       l.vs[last - 1] == length && l.os[last - 1] == length;
+  // Whole images of planes in one run (NCHW batches): the image dimension
+  // steps over the channels' rows exactly in x, v and out, alpha is the
+  // same for every image, and one image's alphas fit the buffers.
+  const bool images_run = planes && last > 1 && l.as[last - 2] == 0 &&
+                          l.extent[last - 1] <= kPlaneRows &&
+                          l.xs[last - 2] == l.extent[last - 1] * length &&
+                          l.vs[last - 2] == l.extent[last - 1] * length &&
+                          l.os[last - 2] == l.extent[last - 1] * length;
   // Their alphas share the row buffers (a planes run has no per-element
   // alphas; index 0 keeps the row's own alpha), past the slack.
   static_assert(kPlaneRows <= kStackAlphas, "planes' alphas fit the stack");
@@ -212,13 +221,22 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         row += k - 1;
       }
     } else if (dense && !job.reference && planes) {
-      // Up to kPlaneRows short rows at once, each with its own alpha.
+      // Up to kPlaneRows short rows at once, each with its own alpha; from
+      // an image's first channel, whole images at once (alpha wraps).
+      const int64_t channels = l.extent[last - 1];
+      const int64_t images = images_run && idx[last - 1] == 0
+                                 ? std::min(l.extent[last - 2] - idx[last - 2],
+                                            (end - row) / channels)
+                                 : 0;
       const int64_t k =
-          std::min({kPlaneRows, l.extent[last - 1] - idx[last - 1], end - row});
+          images > 0
+              ? images * channels
+              : std::min({kPlaneRows, channels - idx[last - 1], end - row});
+      const int64_t loads = images > 0 ? channels : k;
       // The same alphas as the last call's (the next image of a batch):
       // already in the buffers.
-      if (ao != plane_ao || k > plane_k) {
-        for (int64_t j = 0; j < k; ++j) {
+      if (ao != plane_ao || loads > plane_k) {
+        for (int64_t j = 0; j < loads; ++j) {
           const double a =
               AlphaValue(p.alpha.dtype, af,
                          p.alpha.data + (ao + j * l.as[last - 1]) *
@@ -227,15 +245,23 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
           plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
         }
         plane_ao = ao;
-        plane_k = k;
+        plane_k = loads;
       }
       job.planes({vp, xp, op, plane_a32, plane_a64, static_cast<size_t>(length),
-                  static_cast<size_t>(k)});
-      idx[last - 1] += k - 1;
-      xo += (k - 1) * l.xs[last - 1];
-      vo += (k - 1) * l.vs[last - 1];
-      oo += (k - 1) * l.os[last - 1];
-      ao += (k - 1) * l.as[last - 1];
+                  static_cast<size_t>(k), static_cast<size_t>(loads)});
+      // To the last of the k rows; the step below moves on.
+      const int64_t in_image = images > 0 ? channels - 1 : k - 1;
+      if (images > 1) {
+        idx[last - 2] += images - 1;
+        xo += (images - 1) * l.xs[last - 2];
+        vo += (images - 1) * l.vs[last - 2];
+        oo += (images - 1) * l.os[last - 2];
+      }
+      idx[last - 1] += in_image;
+      xo += in_image * l.xs[last - 1];
+      vo += in_image * l.vs[last - 1];
+      oo += in_image * l.os[last - 1];
+      ao += in_image * l.as[last - 1];
       row += k - 1;
       loaded = kNone;  // a32/a64 no longer hold the row at ao
     } else if (dense && !job.reference) {
@@ -346,16 +372,31 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
     RunRows(job, 0, job.rows);
     return LRELU_STATUS_OK;
   }
-  job.per_task = (job.rows + tasks - 1) / tasks;
-  pool->parallel_for(
-      pool->pool_context,
-      [](void* ctx, size_t i) {
-        const auto& j = *static_cast<const RowJob*>(ctx);
-        const int64_t b = static_cast<int64_t>(i) * j.per_task;
-        const int64_t e = std::min(b + j.per_task, j.rows);
-        if (b < e) RunRows(j, b, e);
-      },
-      &job, static_cast<size_t>(tasks));
+  // lrelu's own pool runs pieces, claimed one by one as LeakyReLU's calls
+  // do (cpu/tiling.h): with two halves, a worker that woke late held up the
+  // whole call (2 threads, 1 Mi elements in cache: 1.3x LeakyReLU's time).
+  // A caller's pool gets one task per thread.
+  const bool own = o.thread_pool == nullptr;
+  const int64_t pieces =
+      own ? std::min<int64_t>(job.rows,
+                              static_cast<int64_t>(cpu::ChoosePieces(
+                                  static_cast<size_t>(bytes),
+                                  static_cast<size_t>(tasks), kMinTaskBytes)))
+          : tasks;
+  job.per_task = (job.rows + pieces - 1) / pieces;
+  const lrelu_task_fn run = [](void* ctx, size_t i) {
+    const auto& j = *static_cast<const RowJob*>(ctx);
+    const int64_t b = static_cast<int64_t>(i) * j.per_task;
+    const int64_t e = std::min(b + j.per_task, j.rows);
+    if (b < e) RunRows(j, b, e);
+  };
+  if (own) {
+    cpu::OwnParallelFor(run, &job, static_cast<size_t>(pieces),
+                        static_cast<size_t>(tasks));
+  } else {
+    pool->parallel_for(pool->pool_context, run, &job,
+                       static_cast<size_t>(tasks));
+  }
   return LRELU_STATUS_OK;
 }
 

@@ -35,7 +35,9 @@ struct PreluRowArgs {
 using PreluRowKernel = void (*)(const PreluRowArgs& args);
 
 // `rows` consecutive rows of `length` elements (v, s, out as above), row r
-// with one alpha, alpha32[r] or alpha64[r] (NCHW planes), run as one span.
+// with one alpha, alpha32[r % period] or alpha64[r % period] (NCHW planes;
+// period = the channels when the rows run on across images), run as one
+// span.
 struct PreluPlanesArgs {
   const void* v;
   const void* s;
@@ -44,6 +46,7 @@ struct PreluPlanesArgs {
   const double* alpha64;
   size_t length;
   size_t rows;
+  size_t period;  // > 0
 };
 
 using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);

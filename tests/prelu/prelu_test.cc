@@ -444,6 +444,81 @@ TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
   }
 }
 
+// NCHW planes whose length is a whole number of four-vector groups on some
+// target (16: SSE4 float32, AVX2 float64; 64: AVX2 and AVX3 float32): the
+// planes kernel's group path, with y at every element offset from a vector
+// boundary (the last vector of each plane then crosses into the next
+// plane), over batches (alpha wraps per image) and, large enough for
+// several tasks, with tasks that start inside an image.
+TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
+  std::mt19937_64 rng(11);
+  struct Case {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> offsets;
+  };
+  const std::vector<Case> cases = {
+      {{3, 5, 4, 4}, {0, 1, 2, 3, 4, 5, 6, 7}},
+      {{2, 3, 8, 8}, {0, 1, 3, 4, 7}},
+      {{1, 2, 8, 16}, {0, 5}},
+      {{601, 7, 8, 8}, {0, 4}},  // 2.2 MB in and out: 8 pieces of 526 rows
+  };
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    const size_t e = lrelu_dtype_size(dtype);
+    for (const Case& c : cases) {
+      const bool large = c.shape[0] > 100;
+      if (large && dtype != LRELU_DTYPE_FLOAT32) continue;
+      const std::vector<int64_t> ashape = {c.shape[1], 1, 1};
+      Tensor x = Random(dtype, c.shape, rng, !large);
+      Tensor dy = Random(dtype, c.shape, rng, !large);
+      Tensor alpha = Random(dtype, ashape, rng, false);
+      const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
+      const auto rank = static_cast<int32_t>(c.shape.size());
+      std::vector<unsigned char> out((x.n() + 8) * e);
+      for (int64_t offset : c.offsets) {
+        unsigned char* y = out.data() + offset * static_cast<int64_t>(e);
+        const lrelu_tensor_t to = {y, dtype, rank, c.shape.data(), nullptr};
+        lrelu_options_t ro;
+        lrelu_options_init(&ro);
+        ro.variant = "reference";
+        ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
+        const std::vector<unsigned char> want_y(y, y + x.bytes.size());
+        for (const Setting& r : Settings()) {
+          const std::string what =
+              std::string(lrelu_dtype_name(dtype)) + " shape " +
+              std::to_string(c.shape[0]) + "x" + std::to_string(c.shape[1]) +
+              "x" + std::to_string(c.shape[2] * c.shape[3]) + " offset " +
+              std::to_string(offset) + " " + r.target + " threads " +
+              std::to_string(r.threads);
+          const lrelu_options_t o = Options(r);
+          std::fill(out.begin(), out.end(), 0xA5);
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), y)) << what;
+          ASSERT_TRUE(std::all_of(out.begin(), out.begin() + offset * e,
+                                  [](unsigned char b) { return b == 0xA5; }))
+              << what << ": wrote before y";
+          ASSERT_TRUE(std::all_of(y + x.bytes.size(), out.data() + out.size(),
+                                  [](unsigned char b) { return b == 0xA5; }))
+              << what << ": wrote past y";
+          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
+                    LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          // dx where dy is NaN and x negative: any NaN (contract §2), as
+          // CompareWithReference allows.
+          for (size_t i = 0; i < x.n(); ++i) {
+            const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
+            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                           &x.bytes[i * e], y + i * e, 1,
+                                           ValueOf(dtype, alpha.Bits(k))),
+                      "")
+                << what << " dx element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Many terms in the same exponent bins (every significand bit set, one
 // sign): the bins fill up and are flushed many times, exactly. 5000 terms
 // per channel, past the 2^11 a bin holds between flushes; NHWC with 16

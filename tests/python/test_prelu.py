@@ -146,6 +146,35 @@ def test_array_alpha_with_out_runs_blockwise_and_in_place(rng, dtype_name,
         check(a, "out= over alpha")
 
 
+def test_array_alpha_outs_the_library_refuses_go_the_ufunc_way(rng):
+    """leaky_relu(x, alpha_array, out=...) tries one PReLU call first; what
+    the library refuses before writing (out overlapping x other than
+    exactly, another dtype, read-only) is NumPy's ufunc semantics instead:
+    the same values as on a copy of x, a cast, or NumPy's error."""
+    alpha = rng.uniform(-1.5, 1.5, 6)
+    b = rng.standard_normal((5, 6)).astype(np.float32)
+    want = lrelu.ufunc(b[1:].copy(), alpha)
+    lrelu.leaky_relu(b[1:], alpha, out=b[:-1])  # as if x were copied first
+    np.testing.assert_array_equal(b[:-1].view(np.uint32), want.view(np.uint32))
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    out64 = np.empty((5, 6))
+    assert lrelu.leaky_relu(x, alpha, out=out64) is out64
+    np.testing.assert_array_equal(
+        out64, lrelu.ufunc(x, alpha).astype(np.float64))
+    frozen = np.zeros_like(x)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        lrelu.leaky_relu(x, alpha, out=frozen)
+    assert not frozen.any()
+    # A float32 alpha for float16 x: rounded from its float64 value, as the
+    # ufunc's loop takes it.
+    h = rng.standard_normal((3, 6)).astype(np.float16)
+    a32 = alpha.astype(np.float32)
+    np.testing.assert_array_equal(
+        lrelu.leaky_relu(h, a32).view(np.uint16),
+        lrelu.ufunc(h, a32.astype(np.float64)).view(np.uint16))
+
+
 @pytest.mark.parametrize("x_shape,alpha_shape", [
     ((4, 6, 3, 5), (6, 1, 1)), ((4, 3, 5, 6), (6,)), ((7,), (7,)),
     ((2, 3), (1,)), ((2, 3), (2, 1)), ((2, 3), (3, 1)), ((2, 3), (2, 3, 1)),

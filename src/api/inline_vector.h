@@ -17,6 +17,16 @@ namespace lrelu {
 template <class T, size_t N>
 class InlineVector {
  public:
+  InlineVector() = default;
+  // Copies only the elements in use: the inline storage beyond them is
+  // never initialised (a plan holds a dozen of these; zeroing them all
+  // cost more than the copies).
+  InlineVector(const InlineVector& other) { *this = other; }
+  InlineVector& operator=(const InlineVector& other) {
+    if (this != &other) assign(other.begin(), other.end());
+    return *this;
+  }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   T* data() { return size_ <= N ? inline_ : heap_.data(); }
@@ -70,7 +80,7 @@ class InlineVector {
   }
 
   size_t size_ = 0;
-  T inline_[N] = {};
+  T inline_[N];          // the contents when size_ <= N
   std::vector<T> heap_;  // the contents when size_ > N
 };
 

@@ -134,14 +134,22 @@ lrelu_status_t Finish(std::shared_ptr<PreluPlan> p, const char* target,
   return LRELU_STATUS_OK;
 }
 
-// for_executor: the plan goes into an executor (lrelu_executor_bind needs
-// the checked problem); false for one-shot calls.
+// The PReLU plan a Plan refers to: for one-shot calls the caller's `stack`
+// (no allocation: a shared_ptr that owns nothing), for executors (stack is
+// NULL) one on the heap that the executor owns. Only executors keep the
+// checked problem (lrelu_executor_bind needs it).
+std::shared_ptr<PreluPlan> NewPreluPlan(PreluPlan* stack) {
+  if (stack == nullptr) return std::make_shared<PreluPlan>();
+  return std::shared_ptr<PreluPlan>(std::shared_ptr<PreluPlan>(), stack);
+}
+
 lrelu_status_t BuildForward(const lrelu_tensor_t* x,
                             const lrelu_tensor_t* alpha,
                             const lrelu_tensor_t* y,
-                            const lrelu_options_t* options, bool for_executor,
+                            const lrelu_options_t* options, PreluPlan* stack,
                             Plan* plan) {
-  auto p = std::make_shared<PreluPlan>();
+  const bool for_executor = stack == nullptr;
+  std::shared_ptr<PreluPlan> p = NewPreluPlan(stack);
   lrelu_status_t s;
   if ((s = CheckView(x, "x", &p->x)) != LRELU_STATUS_OK) return s;
   if ((s = CheckView(alpha, "alpha", &p->alpha)) != LRELU_STATUS_OK) return s;
@@ -178,9 +186,10 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
                              const lrelu_tensor_t* alpha,
                              const lrelu_tensor_t* dx,
                              const lrelu_tensor_t* dalpha,
-                             const lrelu_options_t* options, bool for_executor,
+                             const lrelu_options_t* options, PreluPlan* stack,
                              Plan* plan) {
-  auto p = std::make_shared<PreluPlan>();
+  const bool for_executor = stack == nullptr;
+  std::shared_ptr<PreluPlan> p = NewPreluPlan(stack);
   p->backward = true;
   lrelu_status_t s;
   if (dx == nullptr && dalpha == nullptr) {
@@ -328,7 +337,7 @@ lrelu_status_t lrelu_prelu_get_workspace_size(const lrelu_tensor_t* x,
   lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
-  s = lrelu::BuildForward(x, alpha, y, options, true, &plan);
+  s = lrelu::BuildForward(x, alpha, y, options, nullptr, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return lrelu::NewExecutorFor(plan, workspace_size, executor);
 }
@@ -337,9 +346,10 @@ lrelu_status_t lrelu_prelu(const lrelu_tensor_t* x, const lrelu_tensor_t* alpha,
                            const lrelu_tensor_t* y,
                            const lrelu_options_t* options) {
   lrelu::ClearError();
+  lrelu::prelu_impl::PreluPlan stack;
   lrelu::Plan plan;
   const lrelu_status_t s =
-      lrelu::BuildForward(x, alpha, y, options, false, &plan);
+      lrelu::BuildForward(x, alpha, y, options, &stack, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return plan.backend->execute(plan, nullptr, 0, nullptr);
 }
@@ -353,7 +363,7 @@ lrelu_status_t lrelu_prelu_backward_get_workspace_size(
   lrelu_status_t s = lrelu::CheckExecutorOutputs(workspace_size, executor);
   if (s != LRELU_STATUS_OK) return s;
   lrelu::Plan plan;
-  s = lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, true, &plan);
+  s = lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, nullptr, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return lrelu::NewExecutorFor(plan, workspace_size, executor);
 }
@@ -365,9 +375,10 @@ lrelu_status_t lrelu_prelu_backward(const lrelu_tensor_t* dy,
                                     const lrelu_tensor_t* dalpha,
                                     const lrelu_options_t* options) {
   lrelu::ClearError();
+  lrelu::prelu_impl::PreluPlan stack;
   lrelu::Plan plan;
   const lrelu_status_t s =
-      lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, false, &plan);
+      lrelu::BuildBackward(dy, x, alpha, dx, dalpha, options, &stack, &plan);
   if (s != LRELU_STATUS_OK) return s;
   return plan.backend->execute(plan, nullptr, 0, nullptr);
 }

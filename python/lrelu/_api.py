@@ -23,7 +23,6 @@ _torch_call = _TorchCall()
 _ufunc = _lrelu.ufunc
 _forward = _lrelu.forward
 _prelu_forward = _lrelu.prelu_forward
-_FLOAT64 = np.dtype(np.float64)
 _forward_torch_out = _lrelu.forward_torch_out
 
 
@@ -103,12 +102,9 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
             # What the library refuses before writing anything (out of
             # another dtype or shape, read-only, overlapping x other than
             # exactly or alpha at all) goes the general way below.
-            a = alpha
-            if a.dtype != x.dtype and a.dtype != _FLOAT64:
-                a = a.astype(_FLOAT64)
             y = np.empty_like(x) if out is None else out
             try:
-                _prelu_forward(x, a, y, None)
+                _prelu_forward(x, _prelu.numpy_alpha(alpha, x), y, None)
                 return y
             except (TypeError, ValueError, OverflowError):
                 if out is None:

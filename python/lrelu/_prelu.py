@@ -8,7 +8,7 @@ from . import _dlpack, _lrelu, _threads
 _FLOAT_KINDS = ("float16", "float32", "float64", "bfloat16")
 
 
-def _numpy_alpha(alpha, x):
+def numpy_alpha(alpha, x):
     """alpha as an array of x's dtype, or float64 (rounded to float32 once
     by the library for float32/float16/bfloat16 x). Complex, object and
     other alphas that do not cast to float64 by NumPy's same_kind rule are
@@ -70,7 +70,7 @@ def prelu(x, alpha, *, threads=None, out=None):
         _lrelu.prelu_forward(x, alpha, y, threads)
         return y
     x = np.asarray(x)
-    alpha = _numpy_alpha(alpha, x)
+    alpha = numpy_alpha(alpha, x)
     y = np.empty_like(x) if out is None else out
     _lrelu.prelu_forward(x, alpha, y, threads)
     return y
@@ -90,7 +90,7 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     else:
         dy = np.asarray(dy)
         x = np.asarray(x)
-        alpha = _numpy_alpha(alpha, x)
+        alpha = numpy_alpha(alpha, x)
         dx_out = np.empty_like(dy) if dx is True else (dx if dx is not False else None)
         da_out = (np.empty_like(alpha) if dalpha is True
                   else (dalpha if dalpha is not False else None))

@@ -48,6 +48,9 @@ class InlineVector {
     std::copy(first, last, begin());
   }
   void clear() { Resize(0); }
+  // n elements whose values the caller writes next (C++23's
+  // resize_and_overwrite idea): no fill, no memmove call for a few values.
+  void resize_for_overwrite(size_t n) { Resize(n); }
   void push_back(const T& value) {
     const size_t n = size_;
     if (n == N) {  // moving out of the inline storage

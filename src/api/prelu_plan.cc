@@ -2,6 +2,7 @@
 #include "api/prelu_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,9 +22,54 @@ std::string ShapeString(const DimVector& shape) {
   return s + "]";
 }
 
+// A tensor without strides, every extent positive, up to 2^40 elements, in
+// one pass: fills *v as CheckView does and returns true. Anything else,
+// valid or not, returns false and takes CheckTensor, which words any error.
+// CheckTensor's general walk cost a one-shot PReLU call ~250 instructions
+// per tensor.
+bool DenseView(const lrelu_tensor_t* t, View* v) {
+  if (t == nullptr || t->strides != nullptr || t->data == nullptr ||
+      t->rank < 0 || (t->rank > 0 && t->shape == nullptr)) {
+    return false;
+  }
+  const size_t elem = lrelu_dtype_size(t->dtype);
+  if (elem == 0) return false;
+  constexpr uint64_t kLimit = uint64_t{1} << 40;
+  uint64_t n = 1;
+  for (int32_t i = 0; i < t->rank; ++i) {
+    const int64_t d = t->shape[i];
+    if (d <= 0 || __builtin_mul_overflow(n, static_cast<uint64_t>(d), &n) ||
+        n > kLimit) {
+      return false;
+    }
+  }
+  const uint64_t bytes = n * elem;
+  if (UINTPTR_MAX - reinterpret_cast<uintptr_t>(t->data) < bytes - 1) {
+    return false;
+  }
+  v->data = static_cast<char*>(t->data);
+  v->dtype = t->dtype;
+  const auto rank = static_cast<size_t>(t->rank);
+  v->shape.resize_for_overwrite(rank);
+  v->strides.resize_for_overwrite(rank);
+  int64_t* shape = v->shape.data();
+  int64_t* strides = v->strides.data();
+  int64_t contiguous = 1;
+  for (size_t i = rank; i-- > 0;) {
+    shape[i] = t->shape[i];
+    strides[i] = contiguous;
+    contiguous *= t->shape[i];
+  }
+  v->n = static_cast<int64_t>(n);
+  v->lo_bytes = 0;
+  v->hi_bytes = static_cast<int64_t>(bytes) - 1;
+  return true;
+}
+
 }  // namespace
 
 lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
+  if (DenseView(t, v)) return LRELU_STATUS_OK;
   Checked checked;
   const lrelu_status_t s = CheckTensor(t, name, &checked);
   if (s != LRELU_STATUS_OK) return s;

@@ -79,6 +79,22 @@ class Buffer {
   T* data_ = small_;
 };
 
+// A target's row and scalar-alpha kernels.
+struct Tables {
+  const cpu::PreluRowTable* rows;
+  const cpu::KernelTable* scalar;
+};
+
+// The best target's, looked up once: the lookups cost a small call more
+// than its rows.
+const Tables& BestTables() {
+  static const Tables best = [] {
+    const int64_t bit = cpu::RunnableTargets().front().bit;
+    return Tables{&cpu::PreluRowsFor(bit), &cpu::KernelsFor(bit)};
+  }();
+  return best;
+}
+
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const PreluPlan& p = *job.p;
   const RowLayout& l = *job.layout;
@@ -140,7 +156,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   int64_t plane_ao = kNone, plane_k = 0;  // offset and count in plane_a*
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   int64_t r = begin;
-  for (int k = last; k-- > 0;) {
+  // From row 0 every index and offset is 0; no divisions.
+  for (int k = last; k-- > 0 && begin == 0;) idx[k] = 0;
+  for (int k = last; k-- > 0 && begin != 0;) {
     idx[k] = r % l.extent[k];
     r /= l.extent[k];
     xo += idx[k] * l.xs[k];
@@ -213,6 +231,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
           fuse ? std::min(l.extent[last - 1] - idx[last - 1], end - row) : 1;
       job.kernel({vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
                   static_cast<size_t>(length * k), period});
+      // The last call: nothing more to step. After a run longer than the
+      // caches, the stepping's state would come back from memory.
+      if (row + k >= end) break;
       if (k > 1) {  // skip to the last of the k rows; the step below moves on
         idx[last - 1] += k - 1;
         xo += (k - 1) * l.xs[last - 1];
@@ -265,6 +286,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       }
       job.planes({vp, xp, op, a32p, a64p, static_cast<size_t>(length),
                   static_cast<size_t>(k), static_cast<size_t>(loads)});
+      if (row + k >= end) break;  // the last call (see above)
       // To the last of the k rows; the step below moves on.
       const int64_t in_image = images > 0 ? channels - 1 : k - 1;
       if (images > 1) {
@@ -357,10 +379,15 @@ bool RowsAreDense(const RowLayout& l) {
 
 lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
                            const RowLayout& layout, const lrelu_options_t& o) {
-  const std::vector<cpu::Target>& targets = cpu::RunnableTargets();
-  const cpu::Target* target = &targets[0];
-  for (const cpu::Target& t : targets) {
-    if (p.has_target && p.cpu_target == t.name) target = &t;
+  Tables named{};
+  const Tables* tables = &BestTables();
+  if (p.has_target) {
+    for (const cpu::Target& t : cpu::RunnableTargets()) {
+      if (p.cpu_target == t.name) {
+        named = {&cpu::PreluRowsFor(t.bit), &cpu::KernelsFor(t.bit)};
+        tables = &named;
+      }
+    }
   }
   RowJob job{&p, &v, &out, &layout, nullptr, nullptr, nullptr, false, 0, 0};
   job.reference = p.has_variant && p.variant == "reference";
@@ -370,11 +397,11 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
                           cpu::kStreamBytes &&
                       out.data != p.x.data && out.data != v.data;
   const int d = cpu::DTypeIndex(p.dtype);
-  const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target->bit);
+  const cpu::PreluRowTable& rows = *tables->rows;
   job.stream = stream;
   job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
-  job.scalar = &cpu::KernelsFor(target->bit);
+  job.scalar = tables->scalar;
   job.rows = p.x.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =
       o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();

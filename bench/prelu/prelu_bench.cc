@@ -1,5 +1,6 @@
 // PReLU benchmark: per-channel alpha (NCHW [C,1,1], NHWC [C];
-// 64 and 512 channels) against scalar alpha on the same tensor, dalpha
+// 64 and 512 channels) against scalar alpha on the same tensor (forward
+// against LeakyReLU's forward, dx against LeakyReLU's gradient), dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.
 // Prints a Markdown table: each contender timed in rounds paired with its
@@ -94,6 +95,12 @@ int main(int argc, char** argv) {
       const std::vector<int64_t> a_nchw = {c, 1, 1}, a_nhwc = {c};
       const lrelu_tensor_t tx = View(x.data(), flat), ty = View(y.data(), flat);
       const auto scalar = [&] { lrelu_leaky_relu(&tx, 0.25, &ty, &o); };
+      const lrelu_tensor_t tdy = View(dy.data(), flat),
+                           tdx = View(dx.data(), flat);
+      // dx's baseline: LeakyReLU's gradient (two inputs, one output).
+      const auto scalar_dx = [&] {
+        lrelu_leaky_relu_backward(&tdy, &tx, 0.25, LRELU_GRAD_FROM_X, &tdx, &o);
+      };
       const auto read_once = [&] {
         // 16 independent sums: vectorizes without reassociation.
         float acc[16] = {};
@@ -122,7 +129,7 @@ int main(int argc, char** argv) {
         };
         const Paired fwd =
             Compare(rounds, scalar, [&] { lrelu_prelu(&px, &pa, &py, &o); });
-        const Paired bwd_dx = Compare(rounds, scalar, [&] {
+        const Paired bwd_dx = Compare(rounds, scalar_dx, [&] {
           lrelu_prelu_backward(&pdy, &px, &pa, &pdx, nullptr, &o);
         });
         const Paired bwd_da = Compare(rounds, read_once, [&] {
@@ -130,6 +137,8 @@ int main(int argc, char** argv) {
         });
         print("lrelu scalar alpha", {fwd.base_ms, fwd.base_ms, 1, 1, 1});
         print("lrelu prelu forward", fwd);
+        print("lrelu scalar alpha dx",
+              {bwd_dx.base_ms, bwd_dx.base_ms, 1, 1, 1});
         print("lrelu prelu dx", bwd_dx);
         print("read x and dy once", {bwd_da.base_ms, bwd_da.base_ms, 1, 1, 1});
         print("lrelu dalpha (exact)", bwd_da);

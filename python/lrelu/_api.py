@@ -74,6 +74,32 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
     DLPack tensors take out= only (a tensor of the same dtype and shape; out=x
     computes in place).
     """
+    if (out is not None and type(alpha) is float and not ufunc_kwargs
+            and (threads is None or (type(threads) is int
+                                     and 0 <= threads <= _threads.MAX_THREADS))):
+        # out= and a float alpha, with or without threads=: one library call
+        # without NumPy's ufunc machinery or the checks below (most of a
+        # small call's time). The same bits, since the ufunc's loop makes
+        # this very call. What the library refuses, before writing anything
+        # (another dtype or shape to broadcast or cast to, a read-only or
+        # byte-swapped out, overlap NumPy resolves by copying), goes the
+        # general way below, which words any error.
+        if type(x) is np.ndarray and type(out) is np.ndarray:
+            try:
+                _forward(x, alpha, out, threads)
+                return out
+            except (TypeError, ValueError, OverflowError):
+                pass
+        elif threads is not None and type(x) is _torch_call.tensor_type:
+            # As the call without threads= below, with threads= as the
+            # per-call override the extension reads.
+            previous = _lrelu.swap_thread_override(threads)
+            try:
+                done = _forward_torch_out(x, alpha, out)
+            finally:
+                _lrelu.swap_thread_override(previous)
+            if done:
+                return out
     if threads is None and not ufunc_kwargs:
         # The common calls, straight to the ufunc or lrelu.torch: this
         # wrapper's own cost is much of a small call's time (out= is a
@@ -81,18 +107,6 @@ def leaky_relu(x, alpha=DEFAULT_ALPHA, *, out=None, threads=None,
         if type(x) is np.ndarray and type(alpha) is not np.ndarray:
             if out is None:
                 return _ufunc(x, alpha)
-            if type(out) is np.ndarray and type(alpha) is float:
-                # One library call without NumPy's ufunc machinery (most of
-                # a small call's time): the same bits, since the ufunc's
-                # loop makes this very call. What the library refuses, before
-                # writing anything (another dtype or shape to broadcast or
-                # cast to, a read-only or byte-swapped out, overlap NumPy
-                # resolves by copying), is left to the ufunc.
-                try:
-                    _forward(x, alpha, out)
-                    return out
-                except (TypeError, ValueError, OverflowError):
-                    pass
             return _ufunc(x, alpha, out=out)
         if (type(alpha) is np.ndarray and type(x) is np.ndarray
                 and alpha.ndim > 0 and _prelu.routes(x, alpha)

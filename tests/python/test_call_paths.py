@@ -28,6 +28,11 @@ def test_numpy_out_gives_the_oracle_bits(dtype_name, rng):
     y = np.empty_like(x)
     assert lrelu.leaky_relu(x, -0.375, out=y) is y
     oracle.assert_bits(bits(y), want, any_nan, dtype_name, "out=")
+    for threads in (1, 2, 0):  # threads= takes the same short path
+        y = np.empty_like(x)
+        assert lrelu.leaky_relu(x, -0.375, threads=threads, out=y) is y
+        oracle.assert_bits(bits(y), want, any_nan, dtype_name,
+                           f"out=, threads={threads}")
     z = x.copy()
     assert lrelu.leaky_relu(z, -0.375, out=z) is z
     oracle.assert_bits(bits(z), want, any_nan, dtype_name, "in place")
@@ -75,6 +80,13 @@ def test_torch_short_path_and_its_fallbacks():
     version = out._version
     assert lrelu.leaky_relu(x, 0.5, out=out) is out
     assert torch.equal(out, want) and out._version == version + 1
+    # threads= as well: the same C call under the per-call override, which
+    # is put back.
+    out.zero_()
+    version = out._version
+    assert lrelu.leaky_relu(x, 0.5, threads=1, out=out) is out
+    assert torch.equal(out, want) and out._version == version + 1
+    assert lrelu._lrelu.swap_thread_override(-1) == -1
     # Rank 9 (beyond the C call's stack arrays), a strided out, a lazily
     # negated x: the checked path, same answers.
     x9 = x.reshape(2, 3, 2, 2, 1, 1, 1, 1, 1)

@@ -211,6 +211,8 @@ def test_ufunc_runs_in_a_spawned_process():
     (1.5, TypeError), ("2", TypeError), (np.float64(2), TypeError)])
 def test_threads_is_checked(threads, error):
     for call in (lambda: lrelu.leaky_relu(np.ones(3), threads=threads),
+                 lambda: lrelu.leaky_relu(np.ones(3), 0.5, threads=threads,
+                                          out=np.empty(3)),
                  lambda: lrelu.leaky_relu_backward(np.ones(3), np.ones(3),
                                                    threads=threads)):
         with pytest.raises(error, match="threads="):

@@ -18,9 +18,7 @@ namespace lrelu::prelu_impl {
 namespace {
 
 struct RowJob {
-  const PreluPlan* p;
-  const View* v;                  // x (forward) or dy
-  const View* out;                // y or dx
+  const RowOperands* ops;
   const RowLayout* layout;        // the caller's (2.5 KiB: not copied per call)
   cpu::PreluRowKernel kernel;     // alpha varies along the row
   cpu::PreluPlanesKernel planes;  // rows with one alpha each, in a run
@@ -96,15 +94,15 @@ const Tables& BestTables() {
 }
 
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
-  const PreluPlan& p = *job.p;
+  const RowOperands& p = *job.ops;
   const RowLayout& l = *job.layout;
   cpu::DefaultFloatEnv env;
   const int last = l.rank - 1;
   const int64_t length = l.extent[last];
   const size_t elem = lrelu_dtype_size(p.dtype);
   const auto e = static_cast<int64_t>(elem);
-  const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
-  const reference::Format af = reference::FormatOf(p.alpha.dtype);
+  const size_t alpha_elem = lrelu_dtype_size(p.alpha_dtype);
+  const reference::Format af = reference::FormatOf(p.alpha_dtype);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const bool per_element = l.as[last] != 0;
   // Consecutive rows contiguous in x, v and out, with the same alpha row.
@@ -171,9 +169,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   int64_t loaded = kNone;   // alpha offset of the row in a32/a64
   bool t64_filled = false;  // a64 holds the row too (see below)
   for (int64_t row = begin; row < end; ++row) {
-    char* xp = p.x.data + xo * e;
-    char* vp = job.v->data + vo * e;
-    char* op = job.out->data + oo * e;
+    const char* xp = p.x + xo * e;
+    const char* vp = p.v + vo * e;
+    char* op = p.out + oo * e;
     if (ao != loaded) {
       if (per_element) {
         // Where out's element falls in its 64-byte line, in alpha's units.
@@ -184,13 +182,13 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       }
       float* t32 = a32.data() + shift;
       double* t64 = a64.data() + shift;
-      const char* ap = p.alpha.data + ao * static_cast<int64_t>(alpha_elem);
-      if (!wide && p.alpha.dtype == LRELU_DTYPE_FLOAT32 && as == 1) {
+      const char* ap = p.alpha + ao * static_cast<int64_t>(alpha_elem);
+      if (!wide && p.alpha_dtype == LRELU_DTYPE_FLOAT32 && as == 1) {
         std::memcpy(t32, ap, distinct * sizeof(float));  // already float32
       } else {
         for (size_t i = 0; i < distinct; ++i) {
           const double a =
-              AlphaValue(p.alpha.dtype, af,
+              AlphaValue(p.alpha_dtype, af,
                          ap + static_cast<int64_t>(i) * as *
                                   static_cast<int64_t>(alpha_elem));
           if (wide) t64[i] = a;
@@ -257,10 +255,10 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       // alpha in the compute type, contiguous and aligned (float32 alpha
       // for float32 x, float64 for float64): read where it is. Copying
       // 512 of them cost 7 % of a 64 Ki-element call.
-      const char* ap = p.alpha.data + ao * static_cast<int64_t>(alpha_elem);
+      const char* ap = p.alpha + ao * static_cast<int64_t>(alpha_elem);
       const bool direct =
           l.as[last - 1] == 1 &&
-          p.alpha.dtype == (wide ? LRELU_DTYPE_FLOAT64 : LRELU_DTYPE_FLOAT32) &&
+          p.alpha_dtype == (wide ? LRELU_DTYPE_FLOAT64 : LRELU_DTYPE_FLOAT32) &&
           reinterpret_cast<uintptr_t>(ap) % alpha_elem == 0;
       const float* a32p = plane_a32;
       const double* a64p = plane_a64;
@@ -275,9 +273,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         // already in the buffers.
         for (int64_t j = 0; j < loads; ++j) {
           const double a =
-              AlphaValue(p.alpha.dtype, af,
-                         p.alpha.data + (ao + j * l.as[last - 1]) *
-                                            static_cast<int64_t>(alpha_elem));
+              AlphaValue(p.alpha_dtype, af,
+                         p.alpha + (ao + j * l.as[last - 1]) *
+                                       static_cast<int64_t>(alpha_elem));
           plane_a64[static_cast<size_t>(j)] = a;
           plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
         }
@@ -338,29 +336,29 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
 
 }  // namespace
 
-RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
+RowLayout MergeRows(int rank, const int64_t* shape, const int64_t* xs,
+                    const int64_t* vs, const int64_t* os, const int64_t* as) {
   RowLayout l;
-  for (size_t k = 0; k < p.x.shape.size(); ++k) {
-    if (p.x.shape[k] == 1) continue;
-    const int64_t e = p.x.shape[k];
+  for (int k = 0; k < rank; ++k) {
+    if (shape[k] == 1) continue;
+    const int64_t e = shape[k];
     if (l.rank > 0) {
       const int m = l.rank - 1;
-      if (l.xs[m] == p.x.strides[k] * e && l.vs[m] == v.strides[k] * e &&
-          l.os[m] == out.strides[k] * e &&
-          l.as[m] == p.alpha_strides_x[k] * e) {
+      if (l.xs[m] == xs[k] * e && l.vs[m] == vs[k] * e &&
+          l.os[m] == os[k] * e && l.as[m] == as[k] * e) {
         l.extent[m] *= e;
-        l.xs[m] = p.x.strides[k];
-        l.vs[m] = v.strides[k];
-        l.os[m] = out.strides[k];
-        l.as[m] = p.alpha_strides_x[k];
+        l.xs[m] = xs[k];
+        l.vs[m] = vs[k];
+        l.os[m] = os[k];
+        l.as[m] = as[k];
         continue;
       }
     }
     l.extent[l.rank] = e;
-    l.xs[l.rank] = p.x.strides[k];
-    l.vs[l.rank] = v.strides[k];
-    l.os[l.rank] = out.strides[k];
-    l.as[l.rank] = p.alpha_strides_x[k];
+    l.xs[l.rank] = xs[k];
+    l.vs[l.rank] = vs[k];
+    l.os[l.rank] = os[k];
+    l.as[l.rank] = as[k];
     ++l.rank;
   }
   if (l.rank == 0) {  // one element
@@ -372,40 +370,62 @@ RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
   return l;
 }
 
+RowLayout MergedLayout(const PreluPlan& p, const View& v, const View& out) {
+  return MergeRows(static_cast<int>(p.x.shape.size()), p.x.shape.data(),
+                   p.x.strides.data(), v.strides.data(), out.strides.data(),
+                   p.alpha_strides_x.data());
+}
+
+RowOperands OperandsOf(const PreluPlan& p, const View& v, const View& out) {
+  RowOperands ops;
+  ops.dtype = p.dtype;
+  ops.backward = p.backward;
+  ops.x = p.x.data;
+  ops.v = v.data;
+  ops.out = out.data;
+  ops.alpha = p.alpha.data;
+  ops.alpha_dtype = p.alpha.dtype;
+  ops.n = p.x.n;
+  ops.threads = p.threads;
+  ops.cpu_target = p.has_target ? p.cpu_target.c_str() : nullptr;
+  ops.reference = p.has_variant && p.variant == "reference";
+  return ops;
+}
+
 bool RowsAreDense(const RowLayout& l) {
   const int last = l.rank - 1;
   return l.xs[last] == 1 && l.vs[last] == 1 && l.os[last] == 1;
 }
 
-lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
-                           const RowLayout& layout, const lrelu_options_t& o) {
+lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
+                           const lrelu_thread_pool_t* caller_pool) {
   Tables named{};
   const Tables* tables = &BestTables();
-  if (p.has_target) {
+  if (p.cpu_target != nullptr) {
     for (const cpu::Target& t : cpu::RunnableTargets()) {
-      if (p.cpu_target == t.name) {
+      if (std::strcmp(p.cpu_target, t.name) == 0) {
         named = {&cpu::PreluRowsFor(t.bit), &cpu::KernelsFor(t.bit)};
         tables = &named;
       }
     }
   }
-  RowJob job{&p, &v, &out, &layout, nullptr, nullptr, nullptr, false, 0, 0};
-  job.reference = p.has_variant && p.variant == "reference";
+  RowJob job{&p, &layout, nullptr, nullptr, nullptr, false, 0, 0};
+  job.reference = p.reference;
   // Non-temporal stores for large outputs that are not an input (in place,
   // the lines are read anyway).
-  const bool stream = static_cast<size_t>(p.x.n) * lrelu_dtype_size(p.dtype) >=
+  const bool stream = static_cast<size_t>(p.n) * lrelu_dtype_size(p.dtype) >=
                           cpu::kStreamBytes &&
-                      out.data != p.x.data && out.data != v.data;
+                      p.out != p.x && p.out != p.v;
   const int d = cpu::DTypeIndex(p.dtype);
   const cpu::PreluRowTable& rows = *tables->rows;
   job.stream = stream;
   job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.scalar = tables->scalar;
-  job.rows = p.x.n / layout.extent[layout.rank - 1];
+  job.rows = p.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =
-      o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool();
-  const auto bytes = p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
+      caller_pool != nullptr ? caller_pool : &cpu::OwnThreadPool();
+  const auto bytes = p.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) *
                      (p.backward ? 3 : 2);
   auto tasks =
       static_cast<int64_t>(p.threads != 0 ? p.threads : pool->concurrency);
@@ -419,7 +439,7 @@ lrelu_status_t ExecuteRows(const PreluPlan& p, const View& v, const View& out,
   // do (cpu/tiling.h): with two halves, a worker that woke late held up the
   // whole call (2 threads, 1 Mi elements in cache: 1.3x LeakyReLU's time).
   // A caller's pool gets one task per thread.
-  const bool own = o.thread_pool == nullptr;
+  const bool own = caller_pool == nullptr;
   const int64_t pieces =
       own ? std::min<int64_t>(job.rows,
                               static_cast<int64_t>(cpu::ChoosePieces(

@@ -182,6 +182,35 @@ void Row(const PreluRowArgs& args) {
                                     hn::LoadU(d1, a + j));
     if (++j == period) j = 0;
   }
+  // Periods of 1, 2, 4 or 8 whole vectors (NHWC with 16 to 64 float32
+  // channels on AVX2): the period's alphas stay in registers across rows
+  // rather than being loaded again with every vector (NHWC, 64 channels,
+  // 64 Ki elements in cache: 1.16x LeakyReLU's time, then 1.02x). Whole
+  // periods leave j where it was. The loads reach alpha[j + period - 1]:
+  // within the slack, or j is 0 (period == n has none).
+  const size_t vectors = period % lanes == 0 ? period / lanes : 0;
+  if (vectors != 0 && (4 % vectors == 0 || vectors == 8) &&
+      (j == 0 || period != n) && i + 4 * lanes <= n) {
+    const auto a0 = hn::LoadU(d, a + j);
+    const auto a1 = hn::LoadU(d, a + j + (1 % vectors) * lanes);
+    const auto a2 = hn::LoadU(d, a + j + (2 % vectors) * lanes);
+    const auto a3 = hn::LoadU(d, a + j + (3 % vectors) * lanes);
+    if (vectors == 8) {
+      const auto a4 = hn::LoadU(d, a + j + 4 * lanes);
+      const auto a5 = hn::LoadU(d, a + j + 5 * lanes);
+      const auto a6 = hn::LoadU(d, a + j + 6 * lanes);
+      const auto a7 = hn::LoadU(d, a + j + 7 * lanes);
+      for (; i + 8 * lanes <= n; i += 8 * lanes) {
+        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2, a3);
+        Step4<R, kForward, kStream>(d, v + i + 4 * lanes, s + i + 4 * lanes,
+                                    out + i + 4 * lanes, a4, a5, a6, a7);
+      }
+    } else {
+      for (; i + 4 * lanes <= n; i += 4 * lanes) {
+        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2, a3);
+      }
+    }
+  }
   while (i + lanes <= n) {
     const size_t run =
         std::min((period - j + lanes - 1) / lanes, (n - i) / lanes);

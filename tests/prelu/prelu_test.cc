@@ -231,6 +231,67 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
   }
 }
 
+// The one-shot calls whose options name neither a variant nor a target
+// (NULL options, or threads alone) take a checked-once path without a plan
+// (api/prelu.cc QuickRows) when x, alpha and the outputs have no strides:
+// every pattern, thread count and in-place form against the oracle.
+TEST_P(PreluSweep, QuickPathEveryPatternAndThreadCount) {
+  const lrelu_dtype_t dtype = GetParam();
+  const size_t e = lrelu_dtype_size(dtype);
+  std::mt19937_64 rng(99 + static_cast<int>(dtype));
+  for (const Pattern& pat : Patterns()) {
+    for (bool specials : {false, true}) {
+      const Tensor x = Random(dtype, pat.x_shape, rng, specials);
+      const Tensor dy = Random(dtype, pat.x_shape, rng, specials);
+      Tensor alpha = Random(dtype, pat.alpha_shape, rng, specials);
+      for (size_t threads :
+           {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{7}}) {
+        lrelu_options_t o;
+        lrelu_options_init(&o);
+        o.threads = threads;
+        const lrelu_options_t* options = threads == 0 ? nullptr : &o;
+        const std::string what = std::string(pat.name) + " " +
+                                 lrelu_dtype_name(dtype) + " threads " +
+                                 std::to_string(threads) +
+                                 (specials ? " specials" : "");
+        Tensor xc = x, y = x, dyc = dy, dx = dy;
+        lrelu_tensor_t tx = xc.View(), ta = alpha.View(), ty = y.View(),
+                       tdy = dyc.View(), tdx = dx.View();
+        ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, options), LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        CheckForward(x, alpha, y, what + " out of place");
+        Tensor in_place = x;
+        lrelu_tensor_t tip = in_place.View();
+        ASSERT_EQ(lrelu_prelu(&tip, &ta, &tip, options), LRELU_STATUS_OK);
+        CheckForward(x, alpha, in_place, what + " in place");
+        // dx alone, out of place, into dy and into x.
+        Tensor into_dy = dy, into_x = x;
+        lrelu_tensor_t tid = into_dy.View(), tix = into_x.View();
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, nullptr, options),
+                  LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        ASSERT_EQ(lrelu_prelu_backward(&tid, &tx, &ta, &tid, nullptr, options),
+                  LRELU_STATUS_OK);
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tix, &ta, &tix, nullptr, options),
+                  LRELU_STATUS_OK);
+        for (const Tensor* out : {&dx, &into_dy, &into_x}) {
+          for (size_t i = 0; i < x.n(); ++i) {
+            const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                           &x.bytes[i * e], &out->bytes[i * e],
+                                           1, ValueOf(dtype, alpha.Bits(a))),
+                      "")
+                << what << " dx element " << i
+                << (out == &dx        ? ""
+                    : out == &into_dy ? " into dy"
+                                      : " into x");
+          }
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     DTypes, PreluSweep,
     ::testing::Values(LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
@@ -580,6 +641,23 @@ TEST(Prelu, Validation) {
   // Partial overlap of x and y is LeakyReLU's OVERLAP.
   lrelu_tensor_t y_shifted = {xs + 1, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
   EXPECT_EQ(lrelu_prelu(&x, &a, &y_shifted, nullptr), LRELU_STATUS_OVERLAP);
+  // ... and of dx with dy or x; y or dx inside alpha.
+  EXPECT_EQ(lrelu_prelu_backward(&y, &x, &a, &y_shifted, nullptr, nullptr),
+            LRELU_STATUS_OVERLAP);
+  lrelu_tensor_t dy_shifted = {ys + 1, LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  EXPECT_EQ(lrelu_prelu_backward(&dy_shifted, &x, &a, &y, nullptr, nullptr),
+            LRELU_STATUS_OVERLAP);
+  lrelu_tensor_t a_in_y = {ys + 4, LRELU_DTYPE_FLOAT32, 2, good, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a_in_y, &y, nullptr), LRELU_STATUS_OVERLAP);
+  EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a_in_y, &y, nullptr, nullptr),
+            LRELU_STATUS_OVERLAP);
+  // A shape mismatch between x and y, or dy and dx.
+  const int64_t other[] = {2, 4, 3};
+  lrelu_tensor_t y_other = {ys, LRELU_DTYPE_FLOAT32, 3, other, nullptr};
+  EXPECT_EQ(lrelu_prelu(&x, &a, &y_other, nullptr),
+            LRELU_STATUS_SHAPE_MISMATCH);
+  EXPECT_EQ(lrelu_prelu_backward(&x, &x, &a, &y_other, nullptr, nullptr),
+            LRELU_STATUS_SHAPE_MISMATCH);
   // dalpha written twice (stride 0) and dalpha inside dx.
   const int64_t zero[] = {0, 0};
   lrelu_tensor_t da_bad = {as, LRELU_DTYPE_FLOAT32, 2, good, zero};

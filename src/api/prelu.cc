@@ -48,7 +48,10 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   if (row_mode && !(p.backward && p.has_dalpha)) {
     return ExecuteRows(OperandsOf(p, v, out), layout, o.thread_pool);
   }
-  // Read every alpha value before anything is written.
+  // Read every alpha value before anything is written, where the per-view
+  // calls below need them (row mode reads alpha itself; dalpha alone needs
+  // none: reading them cost a 512-channel call ~10 % of its time).
+  const bool per_view = has_out && !row_mode && p.x.n > 0;
   const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
   const reference::Format af = reference::FormatOf(p.alpha.dtype);
   std::vector<double> alpha(static_cast<size_t>(p.alpha_count));
@@ -57,10 +60,12 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   std::vector<const View*> views = {&p.x, &v};
   if (has_out) views.push_back(&out);
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
-    alpha[k] = reference::ToDouble(
-        af,
-        LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(alpha_elem),
-                 alpha_elem));
+    if (per_view) {
+      alpha[k] = reference::ToDouble(
+          af,
+          LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(alpha_elem),
+                   alpha_elem));
+    }
     x_off[k] = off[0];
     v_off[k] = off[1];
     o_off[k] = has_out ? off[2] : 0;
@@ -79,7 +84,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     const lrelu_status_t status =
         ExecuteRows(OperandsOf(p, v, out), layout, o.thread_pool);
     if (status != LRELU_STATUS_OK) return status;
-  } else if (has_out && p.x.n > 0) {
+  } else if (per_view) {
     const std::vector<int64_t> shape = ViewShape(p);
     for (size_t k = 0; k < alpha.size(); ++k) {
       lrelu_tensor_t tx = SubView(p.x, x_off[k]);

@@ -216,9 +216,12 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       }
     }
     products.FlushInto(&bins);
-    bins.FlushInto(&sum);
-    out[k] = sum.Round(fa);
-    sum.Clear();
+    // Sums of terms of similar size round from the bins directly.
+    if (!sum.empty() || !bins.RoundIfNarrow(fa, &out[k])) {
+      bins.FlushInto(&sum);
+      out[k] = sum.Round(fa);
+      sum.Clear();
+    }
   }
 }
 
@@ -229,6 +232,12 @@ struct RowSumJob {
   const PreluPlan* p;
   int64_t rows, per_task;
   reference::ExactSum* partial;  // [task][channel]
+  // One task (SumRowSegments): channels whose bins round directly
+  // (BinnedSum::RoundIfNarrow) go to out in dalpha's format, marked in
+  // rounded; NULL otherwise.
+  uint64_t* out = nullptr;
+  uint8_t* rounded = nullptr;
+  reference::Format format{};
 };
 
 // What task `task` of `job` sums: rows [begin, end) (none where begin >=
@@ -393,7 +402,13 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   }
   if (by_row) by_row->Flush(bins.data(), sums);
   for (int64_t c = 0; c < channels; ++c) {
-    bins[static_cast<size_t>(c)].FlushInto(&sums[static_cast<size_t>(c)]);
+    const auto k = static_cast<size_t>(c);
+    if (job.out != nullptr && sums[k].empty() &&
+        bins[k].RoundIfNarrow(job.format, &job.out[k])) {
+      job.rounded[k] = 1;
+    } else {
+      bins[k].FlushInto(&sums[k]);
+    }
   }
 }
 
@@ -415,6 +430,14 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   job.partial = partial.data();
   job.per_task = (job.rows + tasks - 1) / tasks;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
+  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  std::vector<uint8_t> rounded;
+  if (tasks == 1 && !wide) {
+    rounded.assign(static_cast<size_t>(channels), 0);
+    job.out = out;
+    job.rounded = rounded.data();
+    job.format = fa;
+  }
   if (tasks == 1) {
     wide ? SumRows(job, 0) : SumRowSegments(job, 0);
   } else {
@@ -427,9 +450,9 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
                },
         &job, static_cast<size_t>(tasks));
   }
-  const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
   for (int64_t c = 0; c < channels; ++c) {
     const auto k = static_cast<size_t>(c);
+    if (!rounded.empty() && rounded[k] != 0) continue;  // out[c] is written
     for (int64_t t = 1; t < tasks; ++t) {
       partial[k].Merge(partial[static_cast<size_t>(t * channels) + k]);
     }

@@ -274,4 +274,153 @@ uint64_t ExactSum::Round(const Format& f) const {
          (m & ((uint64_t{1} << fraction_bits) - 1));
 }
 
+namespace {
+
+// A signed 256-bit integer, two's complement, least significant limb first.
+using Wide = uint64_t[4];
+
+// w += v * 2^shift (shift a multiple of 32, below 128; |v| < 2^127).
+void AddShifted(Wide w, __int128 v, int shift) {
+  const auto u = static_cast<unsigned __int128>(v);
+  const uint64_t ext = v < 0 ? ~uint64_t{0} : 0;
+  uint64_t t[4] = {static_cast<uint64_t>(u), static_cast<uint64_t>(u >> 64),
+                   ext, ext};
+  const int limbs = shift / 64, bits = shift % 64;
+  uint64_t s[4];
+  for (int i = 3; i >= 0; --i) {
+    const int j = i - limbs;
+    uint64_t x = 0;
+    if (j >= 0) {
+      x = t[j] << bits;
+      if (bits != 0) x |= j > 0 ? t[j - 1] >> (64 - bits) : 0;
+    }
+    s[i] = x;
+  }
+  unsigned __int128 carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    carry += static_cast<unsigned __int128>(w[i]) + s[i];
+    w[i] = static_cast<uint64_t>(carry);
+    carry >>= 64;
+  }
+}
+
+// Bit i (0 <= i < 256) of w.
+uint64_t WideBit(const Wide w, int i) { return (w[i / 64] >> (i % 64)) & 1; }
+
+// Bits [i, i + 64) of w, for 0 <= i < 256 (zeros past the top).
+uint64_t WideWindow(const Wide w, int i) {
+  const int k = i / 64, s = i % 64;
+  uint64_t v = w[k] >> s;
+  if (s != 0 && k + 1 < 4) v |= w[k + 1] << (64 - s);
+  return v;
+}
+
+// Any bit of w below position i (i <= 256).
+bool WideAnyBelow(const Wide w, int i) {
+  for (int k = 0; k < i / 64; ++k) {
+    if (w[k] != 0) return true;
+  }
+  return i % 64 != 0 && (w[i / 64] & ((uint64_t{1} << (i % 64)) - 1)) != 0;
+}
+
+}  // namespace
+
+bool BinnedSum::RoundIfNarrow(const Format& f, uint64_t* bits) {
+  if (lo_ > hi_) {  // nothing added: +0
+    count_ = 0;
+    *bits = 0;
+    return true;
+  }
+  if (hi_ - lo_ > 2) return false;
+  // The sum's magnitude in w, bit 0 worth 2^e0 (bin i holds multiples of
+  // 2^(32 i - 1075)): in 128 bits when it fits (the common case), else in
+  // 256 (|sum| < 2^193).
+  __int128 v = 0;
+  bool fits = true;
+  for (int i = hi_; i >= lo_ && fits; --i) {  // v = v * 2^32 + bin i
+    __int128 shifted;
+    fits = !__builtin_mul_overflow(v, __int128{1} << 32, &shifted) &&
+           !__builtin_add_overflow(shifted, bin_[i], &v);
+  }
+  Wide w = {0, 0, 0, 0};
+  bool negative;
+  if (fits) {
+    negative = v < 0;
+    const unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v)
+                                         : static_cast<unsigned __int128>(v);
+    w[0] = static_cast<uint64_t>(m);
+    w[1] = static_cast<uint64_t>(m >> 64);
+  } else {
+    for (int i = lo_; i <= hi_; ++i) AddShifted(w, bin_[i], 32 * (i - lo_));
+    negative = (w[3] >> 63) != 0;  // the top bit is the sign
+    if (negative) {
+      unsigned __int128 carry = 1;
+      for (int i = 0; i < 4; ++i) {
+        carry += ~w[i];
+        w[i] = static_cast<uint64_t>(carry);
+        carry >>= 64;
+      }
+    }
+  }
+  const int e0 = 32 * lo_ - 1075;
+  for (int i = lo_; i <= hi_; ++i) bin_[i] = 0;
+  lo_ = kBins;
+  hi_ = -1;
+  count_ = 0;
+  int top = -1;  // the leading one
+  for (int k = 3; k >= 0 && top < 0; --k) {
+    if (w[k] != 0) top = 64 * k + 63 - __builtin_clzll(w[k]);
+  }
+  if (top < 0) {  // an exact zero: +0
+    *bits = 0;
+    return true;
+  }
+  // From here as ExactSum::Round, with positions relative to e0.
+  const int fraction_bits = f.precision - 1;
+  const int exponent_bits = f.width - f.precision;
+  const uint64_t all_ones_exponent = ((uint64_t{1} << exponent_bits) - 1)
+                                     << fraction_bits;
+  const uint64_t sign = negative ? uint64_t{1} << (f.width - 1) : 0;
+  const int emin = 1 - f.emax;
+  int exponent = top + e0;
+  if (exponent > f.emax) {
+    *bits = sign | all_ones_exponent;
+    return true;
+  }
+  int quantum = exponent - fraction_bits;
+  if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
+  const int low = quantum - e0;  // position of the last kept bit
+  uint64_t m;
+  bool half = false, sticky = false;
+  if (low <= 0) {  // every bit kept, exactly
+    m = WideWindow(w, 0) << -low;
+  } else if (low > 256) {  // the whole magnitude is below half a quantum
+    m = 0;
+    sticky = true;
+  } else {
+    m = top < low ? 0
+                  : WideWindow(w, low) & ((uint64_t{1} << (top - low + 1)) - 1);
+    half = WideBit(w, low - 1) != 0;
+    sticky = WideAnyBelow(w, low - 1);
+  }
+  if (half && (sticky || (m & 1) != 0)) ++m;
+  if (m == (uint64_t{1} << f.precision)) {
+    m >>= 1;
+    ++quantum;
+  }
+  if (m < (uint64_t{1} << fraction_bits)) {  // subnormal (or zero)
+    *bits = sign | m;
+    return true;
+  }
+  exponent = quantum + fraction_bits;
+  if (exponent > f.emax) {
+    *bits = sign | all_ones_exponent;
+    return true;
+  }
+  const auto field = static_cast<uint64_t>(exponent + f.emax);
+  *bits = sign | (field << fraction_bits) |
+          (m & ((uint64_t{1} << fraction_bits) - 1));
+  return true;
+}
+
 }  // namespace lrelu::reference

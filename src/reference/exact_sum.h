@@ -63,6 +63,9 @@ class ExactSum {
   // Adds what another accumulator holds (for per-task partial sums).
   void Merge(const ExactSum& other);
 
+  // True when nothing was added since the last Clear() (no specials).
+  bool empty() const { return lo_ > hi_ && !nan_ && !pos_inf_ && !neg_inf_; }
+
   // The exact sum rounded once, to nearest with ties to even, to `format`:
   // beyond the format's range it is +-inf; a NaN term, or infs of both
   // signs, give the quiet NaN (sign 0, top fraction bit); infs of one sign
@@ -151,6 +154,13 @@ class BinnedSum {
 
   // Terms added since the last flush; flush before 2^43.
   uint64_t count() const { return count_; }
+
+  // What FlushInto an empty ExactSum and its Round(format) would give, when
+  // the bins in use are at most three neighbours (terms of similar size,
+  // dalpha's common case): sets *bits, clears the bins and returns true.
+  // Otherwise returns false and changes nothing. The wide accumulator's
+  // flush, rounding and clearing cost ~600 instructions a sum; this ~100.
+  bool RoundIfNarrow(const Format& format, uint64_t* bits);
 
  private:
   static constexpr int kBins = 64;

@@ -410,5 +410,59 @@ TEST(DalphaLevels, ChannelBinsAcrossScales) {
   }
 }
 
+// BinnedSum::RoundIfNarrow (dalpha's short way from the bins to the
+// result) against the wide accumulator's flush and rounding, for sums of
+// blocks spread over one to five bins, with cancellation, results that
+// overflow, underflow to zero or land among the subnormals, in every
+// format dalpha is rounded to.
+TEST(DalphaLevels, NarrowBinsRoundAsTheWideAccumulator) {
+  std::mt19937_64 rng(2024);
+  const lrelu_dtype_t dtypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
+                                  LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_FLOAT64};
+  int narrow = 0, wide = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    reference::BinnedSum bins;
+    const int base = -1075 + static_cast<int>(rng() % 1925);  // to 849
+    const int terms = 1 + static_cast<int>(rng() % 6);
+    const int spread = static_cast<int>(rng() % 6) * 24;  // 0 to 120 bits
+    std::vector<std::pair<int64_t, int>> added;
+    for (int t = 0; t < terms; ++t) {
+      const int width = static_cast<int>(rng() % 63);
+      auto v = static_cast<int64_t>(rng() >> (64 - width - 1) >> 1);
+      if (rng() % 2) v = -v;
+      const int e = base + (spread ? static_cast<int>(rng() % spread) : 0);
+      added.emplace_back(v, e);
+      bins.AddScaled(v, e);
+      if (rng() % 8 == 0) {  // an exact cancellation of this block
+        bins.AddScaled(-v, e);
+        added.emplace_back(-v, e);
+      }
+    }
+    for (lrelu_dtype_t d : dtypes) {
+      const reference::Format f = reference::FormatOf(d);
+      reference::BinnedSum a = bins, b = bins;
+      reference::ExactSum sum;
+      b.FlushInto(&sum);
+      const uint64_t want = sum.Round(f);
+      uint64_t got = 0;
+      if (a.RoundIfNarrow(f, &got)) {
+        ++narrow;
+        ASSERT_EQ(Hex(got, 8), Hex(want, 8))
+            << lrelu_dtype_name(d) << " trial " << trial << " base " << base;
+        // The bins are empty afterwards.
+        reference::ExactSum rest;
+        a.FlushInto(&rest);
+        ASSERT_EQ(rest.Round(f), 0u);
+        ASSERT_EQ(a.count(), 0u);
+      } else {
+        ++wide;
+      }
+    }
+  }
+  // Both outcomes are exercised.
+  EXPECT_GT(narrow, 20000);
+  EXPECT_GT(wide, 1000);
+}
+
 }  // namespace
 }  // namespace lrelu::testing

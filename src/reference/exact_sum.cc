@@ -8,6 +8,53 @@ namespace {
 
 int BitLength(uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
 
+// A magnitude rounded once, to nearest with ties to even, to `f`, with
+// `negative`'s sign: its leading one is bit `high`, bit i is worth
+// 2^(i + e0), and `bits` reads it: Window(i), bits [i, i + 64) for i >= 0;
+// Bit(i); AnyBelow(i), any bit at a position below i (all zero past the
+// magnitude). Beyond the range it is +-inf, below half the smallest
+// subnormal +-0. Returns the raw bits (ExactSum::Round's rule, shared by
+// BinnedSum::RoundIfNarrow).
+template <class Bits>
+uint64_t RoundMagnitude(const Format& f, bool negative, int high, int e0,
+                        const Bits& bits) {
+  const int fraction_bits = f.precision - 1;
+  const int exponent_bits = f.width - f.precision;
+  const uint64_t all_ones_exponent = ((uint64_t{1} << exponent_bits) - 1)
+                                     << fraction_bits;
+  const uint64_t sign = negative ? uint64_t{1} << (f.width - 1) : 0;
+  const int emin = 1 - f.emax;
+  int exponent = high + e0;  // value in [2^exponent, 2^(exponent + 1))
+  if (exponent > f.emax) return sign | all_ones_exponent;
+  // Quantum of the result: last significand bit, or the subnormal one.
+  int quantum = exponent - fraction_bits;
+  if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
+  const int low = quantum - e0;  // position of the last kept bit
+  // Bits low .. high: at most the format's precision (< 64); none when the
+  // magnitude is below the quantum; all of them, exactly, when low <= 0.
+  uint64_t m;
+  bool half = false, sticky = false;
+  if (low <= 0) {
+    m = bits.Window(0) << -low;
+  } else {
+    m = high < low ? 0
+                   : bits.Window(low) & ((uint64_t{1} << (high - low + 1)) - 1);
+    half = bits.Bit(low - 1) != 0;
+    sticky = bits.AnyBelow(low - 1);
+  }
+  if (half && (sticky || (m & 1) != 0)) ++m;
+  if (m == (uint64_t{1} << f.precision)) {
+    m >>= 1;
+    ++quantum;
+  }
+  if (m < (uint64_t{1} << fraction_bits)) return sign | m;  // subnormal
+  exponent = quantum + fraction_bits;
+  if (exponent > f.emax) return sign | all_ones_exponent;
+  const auto field = static_cast<uint64_t>(exponent + f.emax);
+  return sign | (field << fraction_bits) |
+         (m & ((uint64_t{1} << fraction_bits) - 1));
+}
+
 }  // namespace
 
 Format FormatOf(lrelu_dtype_t dtype) {
@@ -227,51 +274,29 @@ uint64_t ExactSum::Round(const Format& f) const {
   int top = last;
   while (top >= lo && d[top] == 0) --top;
   if (top < lo) return 0;  // exact zero: +0
-  const auto digit = [&d, lo, top](int k) -> uint64_t {
-    return k >= lo && k <= top ? static_cast<uint64_t>(d[k]) : 0;
-  };
-  // Bits [i, i + 64) of the magnitude.
-  const auto window = [&digit](int i) {
-    const int k = i / 32, shift = i % 32;
-    const uint64_t low = digit(k) | digit(k + 1) << 32;
-    return shift == 0 ? low : low >> shift | digit(k + 2) << (64 - shift);
-  };
-  auto bit = [&digit](int i) -> uint64_t {
-    return (digit(i / 32) >> (i % 32)) & 1;
-  };
-  auto any_below = [&digit, lo](int i) {  // any bit at positions < i
-    for (int k = lo; k < i / 32; ++k) {
-      if (digit(k) != 0) return true;
+  // 32-bit digits d[lo..top]; bit i is worth 2^(i - kBias).
+  struct Digits {
+    const int64_t* d;
+    int lo, top;
+    uint64_t Digit(int k) const {
+      return k >= lo && k <= top ? static_cast<uint64_t>(d[k]) : 0;
     }
-    const uint64_t mask = (uint64_t{1} << (i % 32)) - 1;
-    return (digit(i / 32) & mask) != 0;
+    uint64_t Window(int i) const {
+      const int k = i / 32, shift = i % 32;
+      const uint64_t low = Digit(k) | Digit(k + 1) << 32;
+      return shift == 0 ? low : low >> shift | Digit(k + 2) << (64 - shift);
+    }
+    uint64_t Bit(int i) const { return (Digit(i / 32) >> (i % 32)) & 1; }
+    bool AnyBelow(int i) const {
+      for (int k = lo; k < i / 32; ++k) {
+        if (Digit(k) != 0) return true;
+      }
+      return (Digit(i / 32) & ((uint64_t{1} << (i % 32)) - 1)) != 0;
+    }
   };
-  const int high = top * 32 + BitLength(digit(top)) - 1;  // the leading one
-  const int emin = 1 - f.emax;
-  int exponent = high - kBias;  // value in [2^exponent, 2^(exponent + 1))
-  const uint64_t sign = negative ? sign_bit : 0;
-  if (exponent > f.emax) return sign | all_ones_exponent;
-  // Quantum of the result: last significand bit, or the subnormal one.
-  int quantum = exponent - fraction_bits;
-  if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
-  const int low = quantum + kBias;  // bit position of the last kept bit, > 0
-  // Bits low .. high: at most the format's precision (< 64); none when the
-  // magnitude is below the quantum.
-  uint64_t m =
-      high < low ? 0 : window(low) & ((uint64_t{1} << (high - low + 1)) - 1);
-  const bool half = bit(low - 1) != 0;
-  const bool sticky = any_below(low - 1);
-  if (half && (sticky || (m & 1) != 0)) ++m;
-  if (m == (uint64_t{1} << f.precision)) {
-    m >>= 1;
-    ++quantum;
-  }
-  if (m < (uint64_t{1} << fraction_bits)) return sign | m;  // subnormal
-  exponent = quantum + fraction_bits;
-  if (exponent > f.emax) return sign | all_ones_exponent;
-  const auto field = static_cast<uint64_t>(exponent + f.emax);
-  return sign | (field << fraction_bits) |
-         (m & ((uint64_t{1} << fraction_bits) - 1));
+  const Digits digits{d, lo, top};
+  const int high = top * 32 + BitLength(digits.Digit(top)) - 1;
+  return RoundMagnitude(f, negative, high, -kBias, digits);
 }
 
 namespace {
@@ -304,24 +329,22 @@ void AddShifted(Wide w, __int128 v, int shift) {
   }
 }
 
-// Bit i (0 <= i < 256) of w.
-uint64_t WideBit(const Wide w, int i) { return (w[i / 64] >> (i % 64)) & 1; }
-
-// Bits [i, i + 64) of w, for 0 <= i < 256 (zeros past the top).
-uint64_t WideWindow(const Wide w, int i) {
-  const int k = i / 64, s = i % 64;
-  uint64_t v = w[k] >> s;
-  if (s != 0 && k + 1 < 4) v |= w[k + 1] << (64 - s);
-  return v;
-}
-
-// Any bit of w below position i (i <= 256).
-bool WideAnyBelow(const Wide w, int i) {
-  for (int k = 0; k < i / 64; ++k) {
-    if (w[k] != 0) return true;
+// Reads a magnitude in w for RoundMagnitude (zeros past bit 255).
+struct WideBits {
+  const uint64_t* w;
+  uint64_t Limb(int k) const { return k < 4 ? w[k] : 0; }
+  uint64_t Window(int i) const {
+    const int k = i / 64, s = i % 64;
+    return s == 0 ? Limb(k) : Limb(k) >> s | Limb(k + 1) << (64 - s);
   }
-  return i % 64 != 0 && (w[i / 64] & ((uint64_t{1} << (i % 64)) - 1)) != 0;
-}
+  uint64_t Bit(int i) const { return (Limb(i / 64) >> (i % 64)) & 1; }
+  bool AnyBelow(int i) const {
+    for (int k = 0; k < i / 64 && k < 4; ++k) {
+      if (w[k] != 0) return true;
+    }
+    return (Limb(i / 64) & ((uint64_t{1} << (i % 64)) - 1)) != 0;
+  }
+};
 
 }  // namespace
 
@@ -375,51 +398,7 @@ bool BinnedSum::RoundIfNarrow(const Format& f, uint64_t* bits) {
     *bits = 0;
     return true;
   }
-  // From here as ExactSum::Round, with positions relative to e0.
-  const int fraction_bits = f.precision - 1;
-  const int exponent_bits = f.width - f.precision;
-  const uint64_t all_ones_exponent = ((uint64_t{1} << exponent_bits) - 1)
-                                     << fraction_bits;
-  const uint64_t sign = negative ? uint64_t{1} << (f.width - 1) : 0;
-  const int emin = 1 - f.emax;
-  int exponent = top + e0;
-  if (exponent > f.emax) {
-    *bits = sign | all_ones_exponent;
-    return true;
-  }
-  int quantum = exponent - fraction_bits;
-  if (quantum < emin - fraction_bits) quantum = emin - fraction_bits;
-  const int low = quantum - e0;  // position of the last kept bit
-  uint64_t m;
-  bool half = false, sticky = false;
-  if (low <= 0) {  // every bit kept, exactly
-    m = WideWindow(w, 0) << -low;
-  } else if (low > 256) {  // the whole magnitude is below half a quantum
-    m = 0;
-    sticky = true;
-  } else {
-    m = top < low ? 0
-                  : WideWindow(w, low) & ((uint64_t{1} << (top - low + 1)) - 1);
-    half = WideBit(w, low - 1) != 0;
-    sticky = WideAnyBelow(w, low - 1);
-  }
-  if (half && (sticky || (m & 1) != 0)) ++m;
-  if (m == (uint64_t{1} << f.precision)) {
-    m >>= 1;
-    ++quantum;
-  }
-  if (m < (uint64_t{1} << fraction_bits)) {  // subnormal (or zero)
-    *bits = sign | m;
-    return true;
-  }
-  exponent = quantum + fraction_bits;
-  if (exponent > f.emax) {
-    *bits = sign | all_ones_exponent;
-    return true;
-  }
-  const auto field = static_cast<uint64_t>(exponent + f.emax);
-  *bits = sign | (field << fraction_bits) |
-          (m & ((uint64_t{1} << fraction_bits) - 1));
+  *bits = RoundMagnitude(f, negative, top, e0, WideBits{w});
   return true;
 }
 

@@ -54,9 +54,9 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   const bool per_view = has_out && !row_mode && p.x.n > 0;
   const size_t alpha_elem = lrelu_dtype_size(p.alpha.dtype);
   const reference::Format af = reference::FormatOf(p.alpha.dtype);
-  std::vector<double> alpha(static_cast<size_t>(p.alpha_count));
-  std::vector<int64_t> x_off(alpha.size()), o_off(alpha.size()),
-      v_off(alpha.size());
+  const auto count = static_cast<size_t>(p.alpha_count);
+  std::vector<double> alpha(per_view ? count : 0);
+  std::vector<int64_t> x_off(count), o_off(count), v_off(count);
   std::vector<const View*> views = {&p.x, &v};
   if (has_out) views.push_back(&out);
   ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
@@ -74,7 +74,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   // dalpha first: it reads dy, which dx may overwrite (in place).
   std::vector<uint64_t> dalpha;
   if (p.backward && p.has_dalpha) {
-    dalpha.resize(alpha.size());
+    dalpha.resize(count);
     SumDalpha(p, x_off, v_off,
               o.thread_pool != nullptr ? o.thread_pool : &cpu::OwnThreadPool(),
               dalpha.data());

@@ -158,6 +158,17 @@ Dims MergedDims(const int64_t* shape, size_t count, const View& x,
   return d;
 }
 
+// What bins and sum hold together, rounded once to f; the bins are left
+// empty, the sum holds the total unless it rounded from the bins directly
+// (terms of similar size and nothing in the sum: BinnedSum::RoundIfNarrow).
+uint64_t RoundBinsAndSum(reference::BinnedSum* bins, reference::ExactSum* sum,
+                         const reference::Format& f) {
+  uint64_t bits;
+  if (sum->empty() && bins->RoundIfNarrow(f, &bits)) return bits;
+  bins->FlushInto(sum);
+  return sum->Round(f);
+}
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
@@ -216,12 +227,8 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       }
     }
     products.FlushInto(&bins);
-    // Sums of terms of similar size round from the bins directly.
-    if (!sum.empty() || !bins.RoundIfNarrow(fa, &out[k])) {
-      bins.FlushInto(&sum);
-      out[k] = sum.Round(fa);
-      sum.Clear();
-    }
+    out[k] = RoundBinsAndSum(&bins, &sum, fa);
+    sum.Clear();
   }
 }
 
@@ -232,11 +239,9 @@ struct RowSumJob {
   const PreluPlan* p;
   int64_t rows, per_task;
   reference::ExactSum* partial;  // [task][channel]
-  // One task (SumRowSegments): channels whose bins round directly
-  // (BinnedSum::RoundIfNarrow) go to out in dalpha's format, marked in
-  // rounded; NULL otherwise.
+  // One task (SumRowSegments): the task rounds its channels' sums to
+  // `format` into out itself; NULL otherwise (partial sums to merge).
   uint64_t* out = nullptr;
-  uint8_t* rounded = nullptr;
   reference::Format format{};
 };
 
@@ -403,9 +408,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   if (by_row) by_row->Flush(bins.data(), sums);
   for (int64_t c = 0; c < channels; ++c) {
     const auto k = static_cast<size_t>(c);
-    if (job.out != nullptr && sums[k].empty() &&
-        bins[k].RoundIfNarrow(job.format, &job.out[k])) {
-      job.rounded[k] = 1;
+    if (job.out != nullptr) {
+      job.out[k] = RoundBinsAndSum(&bins[k], &sums[k], job.format);
     } else {
       bins[k].FlushInto(&sums[k]);
     }
@@ -431,11 +435,8 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   job.per_task = (job.rows + tasks - 1) / tasks;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
-  std::vector<uint8_t> rounded;
   if (tasks == 1 && !wide) {
-    rounded.assign(static_cast<size_t>(channels), 0);
     job.out = out;
-    job.rounded = rounded.data();
     job.format = fa;
   }
   if (tasks == 1) {
@@ -450,9 +451,9 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
                },
         &job, static_cast<size_t>(tasks));
   }
+  if (job.out != nullptr) return;  // the task rounded them
   for (int64_t c = 0; c < channels; ++c) {
     const auto k = static_cast<size_t>(c);
-    if (!rounded.empty() && rounded[k] != 0) continue;  // out[c] is written
     for (int64_t t = 1; t < tasks; ++t) {
       partial[k].Merge(partial[static_cast<size_t>(t * channels) + k]);
     }

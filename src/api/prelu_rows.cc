@@ -77,22 +77,6 @@ class Buffer {
   T* data_ = small_;
 };
 
-// A target's row and scalar-alpha kernels.
-struct Tables {
-  const cpu::PreluRowTable* rows;
-  const cpu::KernelTable* scalar;
-};
-
-// The best target's, looked up once: the lookups cost a small call more
-// than its rows.
-const Tables& BestTables() {
-  static const Tables best = [] {
-    const int64_t bit = cpu::RunnableTargets().front().bit;
-    return Tables{&cpu::PreluRowsFor(bit), &cpu::KernelsFor(bit)};
-  }();
-  return best;
-}
-
 void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const RowOperands& p = *job.ops;
   const RowLayout& l = *job.layout;
@@ -153,10 +137,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   int64_t plane_ao = kNone, plane_k = 0;  // offset and count in plane_a*
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
-  int64_t r = begin;
-  // From row 0 every index and offset is 0; no divisions.
-  for (int k = last; k-- > 0 && begin == 0;) idx[k] = 0;
-  for (int k = last; k-- > 0 && begin != 0;) {
+  std::fill(idx, idx + last, 0);
+  // Row `begin`'s indices and offsets (from row 0 all zero: no divisions).
+  for (int64_t r = begin, k = last; r != 0 && k-- > 0;) {
     idx[k] = r % l.extent[k];
     r /= l.extent[k];
     xo += idx[k] * l.xs[k];
@@ -399,14 +382,10 @@ bool RowsAreDense(const RowLayout& l) {
 
 lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
                            const lrelu_thread_pool_t* caller_pool) {
-  Tables named{};
-  const Tables* tables = &BestTables();
+  int64_t target = cpu::RunnableTargets().front().bit;
   if (p.cpu_target != nullptr) {
     for (const cpu::Target& t : cpu::RunnableTargets()) {
-      if (std::strcmp(p.cpu_target, t.name) == 0) {
-        named = {&cpu::PreluRowsFor(t.bit), &cpu::KernelsFor(t.bit)};
-        tables = &named;
-      }
+      if (std::strcmp(p.cpu_target, t.name) == 0) target = t.bit;
     }
   }
   RowJob job{&p, &layout, nullptr, nullptr, nullptr, false, 0, 0};
@@ -417,11 +396,11 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
                           cpu::kStreamBytes &&
                       p.out != p.x && p.out != p.v;
   const int d = cpu::DTypeIndex(p.dtype);
-  const cpu::PreluRowTable& rows = *tables->rows;
+  const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target);
   job.stream = stream;
   job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
-  job.scalar = tables->scalar;
+  job.scalar = &cpu::KernelsFor(target);
   job.rows = p.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =
       caller_pool != nullptr ? caller_pool : &cpu::OwnThreadPool();

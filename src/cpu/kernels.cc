@@ -42,26 +42,35 @@ constexpr size_t kTableSlots = sizeof(HWY_DISPATCH_TABLE(CompiledTarget)) /
 // layout. The first entry is Highway's dispatcher (it would set the
 // process-wide choice and call the best target), never a target's own
 // function, so it is skipped; empty slots are null.
-const std::vector<int64_t>& SlotTargets() {
-  static const std::vector<int64_t> targets = [] {
-    std::vector<int64_t> list(kTableSlots, 0);
+// Indexed by the target's bit position (targets are single bits), so that
+// a small call's table lookup is one load, not a search.
+struct SlotsByBit {
+  size_t slot[64] = {};  // 0: not compiled in
+};
+
+const SlotsByBit& SlotTargets() {
+  static const SlotsByBit slots = [] {
+    SlotsByBit s;
     for (size_t i = 1; i < kTableSlots; ++i) {
       const auto target_of = HWY_DISPATCH_TABLE(CompiledTarget)[i];
-      if (target_of != nullptr) list[i] = target_of();
+      if (target_of != nullptr) s.slot[__builtin_ctzll(target_of())] = i;
     }
-    return list;
+    return s;
   }();
-  return targets;
+  return slots;
 }
 
 }  // namespace
 
 size_t DispatchIndex(int64_t target) {
-  const std::vector<int64_t>& targets = SlotTargets();
-  for (size_t i = 1; i < kTableSlots; ++i) {
-    if (targets[i] == target) return i;
+  const size_t index =
+      target > 0 && (target & (target - 1)) == 0
+          ? SlotTargets().slot[__builtin_ctzll(static_cast<uint64_t>(target))]
+          : 0;
+  if (index == 0) {
+    HWY_ABORT("lrelu: target %s is not compiled in", hwy::TargetName(target));
   }
-  HWY_ABORT("lrelu: target %s is not compiled in", hwy::TargetName(target));
+  return index;
 }
 
 const std::vector<Target>& RunnableTargets() {

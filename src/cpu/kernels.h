@@ -4,6 +4,7 @@
 #ifndef LRELU_SRC_CPU_KERNELS_H_
 #define LRELU_SRC_CPU_KERNELS_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -73,14 +74,20 @@ size_t DispatchIndex(int64_t target);
 // The Table of `target`, filled on first use by its slot of `fill` (the
 // HWY_DISPATCH_TABLE of a Table's Fill function). The tables are static per
 // Table type, so each Table type has one Fill function.
+// After the first fill, a lookup is an acquire load: std::call_once goes
+// through libstdc++'s thread-local state every time, which small calls felt.
 template <class Table, size_t kSlots>
 const Table& FilledTable(int64_t target,
                          void (*const (&fill)[kSlots])(Table*)) {
   static Table tables[kSlots];
   static std::once_flag filled[kSlots];
+  static std::atomic<bool> ready[kSlots];
   const size_t index = DispatchIndex(target);
-  std::call_once(filled[index],
-                 [&fill, index] { fill[index](&tables[index]); });
+  if (!ready[index].load(std::memory_order_acquire)) {
+    std::call_once(filled[index],
+                   [&fill, index] { fill[index](&tables[index]); });
+    ready[index].store(true, std::memory_order_release);
+  }
   return tables[index];
 }
 

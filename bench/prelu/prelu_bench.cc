@@ -2,10 +2,13 @@
 // 64 and 512 channels) against scalar alpha on the same tensor (forward
 // against LeakyReLU's forward, dx against LeakyReLU's gradient), dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
-// with it. In cache (64 Ki elements) and out of cache (16 Mi), float32.
+// with it. In cache (64 Ki elements) and out of cache (16 Mi), float32;
+// then dalpha for float16 and bfloat16 against one read of their own x and
+// dy (--sixteen 0 leaves that out).
 // Prints a Markdown table: each contender timed in rounds paired with its
 // baseline (Compare), the median time and the median ratio with quartiles.
 //   prelu_bench [--reps ROUNDS] [--threads T] [--max-elements N]
+//               [--sixteen 0|1]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -55,16 +58,105 @@ lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
           shape.data(), nullptr};
 }
 
+// A float's bits in a 16-bit format, truncated (benchmark data only):
+// float16 for normal magnitudes in its range (smaller ones become zero,
+// larger ones its largest value), bfloat16 for any.
+uint16_t Sixteen(float v, bool half) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  if (!half) return static_cast<uint16_t>(b >> 16);
+  const auto sign = static_cast<uint16_t>(b >> 16 & 0x8000u);
+  const int e = static_cast<int>(b >> 23 & 0xffu) - 127 + 15;
+  if (e < 1) return sign;
+  if (e > 30) return static_cast<uint16_t>(sign | 0x7bffu);
+  return static_cast<uint16_t>(sign | e << 10 | (b >> 13 & 0x3ffu));
+}
+
+// dalpha for float16 and bfloat16 against one read of the same 16-bit x
+// and dy (as 64-bit words), NCHW and NHWC.
+void SixteenBitDalpha(int reps, int64_t max_elements,
+                      const lrelu_options_t& o) {
+  std::mt19937 rng(2);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
+    if (n > max_elements) continue;
+    const int rounds = n > (1 << 20) ? std::max(3, reps / 4) : reps;
+    std::vector<float> xf(static_cast<size_t>(n)), dyf(xf.size());
+    for (auto& v : xf) v = normal(rng);
+    for (auto& v : dyf) v = normal(rng);
+    for (const bool half : {true, false}) {
+      const lrelu_dtype_t dtype =
+          half ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_BFLOAT16;
+      const char* dname = half ? "float16" : "bfloat16";
+      std::vector<uint16_t> x(xf.size()), dy(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = Sixteen(xf[i], half);
+        dy[i] = Sixteen(dyf[i], half);
+      }
+      const auto read_once = [&] {
+        // Eight independent sums of 64-bit words.
+        uint64_t acc[8] = {};
+        const size_t words = x.size() / 4;
+        const auto* xw = reinterpret_cast<const uint64_t*>(x.data());
+        const auto* dyw = reinterpret_cast<const uint64_t*>(dy.data());
+        for (size_t i = 0; i + 8 <= words; i += 8) {
+          for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
+        }
+        uint64_t s = 0;
+        for (uint64_t a : acc) s += a;
+        volatile uint64_t sink = s;
+        (void)sink;
+      };
+      for (int64_t c : {int64_t{64}, int64_t{512}}) {
+        std::vector<uint16_t> alpha(static_cast<size_t>(c), 0x3e80u),
+            dalpha(alpha.size());
+        const int64_t hw = n / c;
+        for (int layout = 0; layout < 2; ++layout) {
+          const std::vector<int64_t> shape =
+              layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
+                          : std::vector<int64_t>{1, 1, hw, c};
+          const std::vector<int64_t> ashape =
+              layout == 0 ? std::vector<int64_t>{c, 1, 1}
+                          : std::vector<int64_t>{c};
+          lrelu_tensor_t px = View(x.data(), shape),
+                         pdy = View(dy.data(), shape),
+                         pa = View(alpha.data(), ashape),
+                         pda = View(dalpha.data(), ashape);
+          px.dtype = pdy.dtype = pa.dtype = pda.dtype = dtype;
+          const Paired m = Compare(rounds, read_once, [&] {
+            lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
+          });
+          const char* name = layout == 0 ? "NCHW" : "NHWC";
+          std::printf(
+              "| %lld | %lld | %s | read x and dy once (%s) | %.3f | 1.00 | "
+              "1.00-1.00 |\n",
+              static_cast<long long>(n), static_cast<long long>(c), name, dname,
+              m.base_ms);
+          std::printf(
+              "| %lld | %lld | %s | lrelu dalpha (exact, %s) | %.3f | "
+              "%.2f | %.2f-%.2f |\n",
+              static_cast<long long>(n), static_cast<long long>(c), name, dname,
+              m.ms, m.ratio, m.q1, m.q3);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 21;
   size_t threads = 1;
   int64_t max_elements = int64_t{1} << 24;
+  bool sixteen = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--max-elements") == 0) {
       max_elements = std::atoll(argv[i + 1]);
+    }
+    if (std::strcmp(argv[i], "--sixteen") == 0) {
+      sixteen = std::atoi(argv[i + 1]) != 0;
     }
     if (std::strcmp(argv[i], "--threads") == 0) {
       threads = static_cast<size_t>(std::atoi(argv[i + 1]));
@@ -188,5 +280,6 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (sixteen) SixteenBitDalpha(reps, max_elements, o);
   return 0;
 }

@@ -200,7 +200,15 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
   while (n > 0) {
     if (bins->count() > (uint64_t{1} << 42)) bins->FlushInto(sum);
     const int64_t run = std::min(n, kMaxRun);
-    if (!AddToLevels(format, precision, xb, dyb, run, bins)) {
+    if (format == 1) {  // float16: the fixed grid
+      int64_t units[2];
+      if (ulp_fn_->half_run(xb, dyb, static_cast<size_t>(run), units)) {
+        if (units[0] != 0) bins->AddScaled(units[0], kHalfBottom);
+        if (units[1] != 0) bins->AddScaled(units[1], kHalfTop);
+      } else {
+        AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
+      }
+    } else if (!AddToLevels(format, precision, xb, dyb, run, bins)) {
       AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
     }
     xb += run * elem;
@@ -334,7 +342,9 @@ void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
   while (rows > 0) {
     const int64_t n = std::min(rows, kMaxRun);
     if (level_rows_ + n > kMaxLevelRows) FlushLevels(bins, sums);
-    if (!AddToLevels(format, precision, x, x_row, dy, dy_row, n, bins, sums)) {
+    if (format == 1 ? !AddHalfRows(x, x_row, dy, dy_row, n, bins, sums)
+                    : !AddToLevels(format, precision, x, x_row, dy, dy_row, n,
+                                   bins, sums)) {
       for (int64_t i = 0; i < n; ++i) {
         AddRow(dtype, x + i * x_row, dy + i * dy_row, bins, sums);
       }
@@ -382,6 +392,23 @@ bool ChannelBins::AddToLevels(int format, int precision, const char* x,
   if (narrower.levels > 0) {
     FlushLevels(bins, sums);
     grid_.Take(narrower);
+  }
+  return true;
+}
+
+bool ChannelBins::AddHalfRows(const char* x, int64_t x_row, const char* dy,
+                              int64_t dy_row, int64_t rows,
+                              reference::BinnedSum* bins,
+                              reference::ExactSum* sums) {
+  const int64_t c = channels_;
+  if (!ulp_fn_->half_rows(x, x_row, dy, dy_row, rows, c, acc_.data(),
+                          trial_.data())) {
+    return false;
+  }
+  for (int64_t i = 0; i < c; ++i) {
+    if (trial_[i] != 0) bins[i].AddScaled(trial_[i], kHalfBottom);
+    if (trial_[c + i] != 0) bins[i].AddScaled(trial_[c + i], kHalfTop);
+    if (bins[i].count() > (uint64_t{1} << 42)) bins[i].FlushInto(&sums[i]);
   }
   return true;
 }

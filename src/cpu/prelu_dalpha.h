@@ -17,8 +17,9 @@
 // chunking, thread count and SIMD target.
 //
 // Contiguous runs try the float64 accumulators of prelu_dalpha_ulp.h first
-// (several times quicker: no scatter); a run whose terms do not fit a grid
-// of kMaxLevels levels, or that has an inf/NaN product, takes the slots.
+// (several times quicker: no scatter; float16 on its fixed grid); a run
+// whose terms do not fit a grid of kMaxLevels levels, or that has an
+// inf/NaN product, takes the slots.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 
@@ -143,6 +144,11 @@ class ChannelBins {
                    const char* dy, int64_t dy_row, int64_t rows,
                    reference::BinnedSum* bins, reference::ExactSum* sums);
   void FlushLevels(reference::BinnedSum* bins, reference::ExactSum* sums);
+  // float16's fixed grid (prelu_dalpha_ulp.h) for `rows` rows; false
+  // (nothing added) when a term is inf or NaN.
+  bool AddHalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+                   int64_t rows, reference::BinnedSum* bins,
+                   reference::ExactSum* sums);
 
   const TermsTable* terms_fn_ = nullptr;
   int64_t channels_ = 0;

@@ -253,6 +253,129 @@ void Extent(const void* x, const void* dy, size_t n, UlpStats* stats) {
               static_cast<const typename L::T*>(dy), n, stats);
 }
 
+// float16's fixed grid (prelu_dalpha_ulp.h). One float16 vector's worth of
+// terms (2 * Lanes(d)) goes to two sets of accumulators, `top` and
+// `bottom` holding the two levels.
+template <class V>
+HWY_INLINE void HalfDeposit(V p, V* top, V* bottom) {
+  const auto s = hn::Add(*top, p);
+  *bottom = hn::Add(*bottom, hn::Sub(p, hn::Sub(s, *top)));
+  *top = s;
+}
+
+template <class D>
+HWY_INLINE void HalfStep(D d, const uint16_t* x, const uint16_t* dy,
+                         hn::Vec<D>* top, hn::Vec<D>* bottom) {
+#if HWY_TARGET == HWY_SCALAR
+  // One lane: no half vectors; the terms in float64 (the same values).
+  HalfDeposit(Term<Load16<true>>(d, x, dy), &top[0], &bottom[0]);
+  HalfDeposit(Term<Load16<true>>(d, x + 1, dy + 1), &top[1], &bottom[1]);
+#else
+  const hn::Repartition<float, D> df;
+  const hn::Half<decltype(df)> dh;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  const auto t =
+      hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
+              HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+  HalfDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, t)), &top[0], &bottom[0]);
+  HalfDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, t)), &top[1], &bottom[1]);
+#endif
+}
+
+// The integer a level's accumulator holds above its start, and whether it
+// is finite (an inf or NaN term leaves it inf or NaN until it is reset).
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> HalfUnits(D d, hn::Vec<D> a,
+                                                      double start,
+                                                      hn::Mask<D>* finite) {
+  const hn::RebindToUnsigned<D> du;
+  *finite = hn::And(*finite, hn::IsFinite(a));
+  return hn::Sub(hn::BitCast(du, a), hn::BitCast(du, hn::Set(d, start)));
+}
+
+inline double HalfStart(int ulp) { return Pow2(ulp + 52, uint64_t{1} << 51); }
+
+bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
+  const auto* x = static_cast<const uint16_t*>(xp);
+  const auto* dy = static_cast<const uint16_t*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t step = 2 * hn::Lanes(d);
+  const double top0 = HalfStart(kHalfTop), bottom0 = HalfStart(kHalfBottom);
+  hn::Vec<decltype(d)> top[2] = {hn::Set(d, top0), hn::Set(d, top0)};
+  hn::Vec<decltype(d)> bottom[2] = {hn::Set(d, bottom0), hn::Set(d, bottom0)};
+  size_t i = 0;
+  for (; i + step <= n; i += step) HalfStep(d, x + i, dy + i, top, bottom);
+  if (i < n) {  // padded with x = +0: no term
+    uint16_t xt[HWY_MAX_BYTES / 4] = {}, dyt[HWY_MAX_BYTES / 4] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(uint16_t));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(uint16_t));
+    HalfStep(d, xt, dyt, top, bottom);
+  }
+  auto finite = hn::FirstN(d, hn::Lanes(d));
+  const auto b = hn::Add(HalfUnits(d, bottom[0], bottom0, &finite),
+                         HalfUnits(d, bottom[1], bottom0, &finite));
+  const auto t = hn::Add(HalfUnits(d, top[0], top0, &finite),
+                         HalfUnits(d, top[1], top0, &finite));
+  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, b)));
+  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
+  return hn::AllTrue(d, finite);
+}
+
+// One row's step over Lanes(d) or 2 * Lanes(d) channels, the levels'
+// accumulators in memory (top at acc, bottom `stride` after).
+template <class D>
+HWY_INLINE void HalfRowStep(D d, const uint16_t* x, const uint16_t* dy,
+                            double* acc, int64_t stride) {
+  hn::Vec<D> top[2] = {hn::LoadU(d, acc), hn::LoadU(d, acc + hn::Lanes(d))};
+  hn::Vec<D> bottom[2] = {hn::LoadU(d, acc + stride),
+                          hn::LoadU(d, acc + stride + hn::Lanes(d))};
+  HalfStep(d, x, dy, top, bottom);
+  for (int k = 0; k < 2; ++k) {
+    hn::StoreU(top[k], d, acc + k * hn::Lanes(d));
+    hn::StoreU(bottom[k], d, acc + stride + k * hn::Lanes(d));
+  }
+}
+template <class D1>
+HWY_INLINE void HalfRowElement(D1 d1, const uint16_t* x, const uint16_t* dy,
+                               double* acc, int64_t stride) {
+  auto top = hn::LoadU(d1, acc), bottom = hn::LoadU(d1, acc + stride);
+  HalfDeposit(Term<Load16<true>>(d1, x, dy), &top, &bottom);
+  hn::StoreU(top, d1, acc);
+  hn::StoreU(bottom, d1, acc + stride);
+}
+
+bool HalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+              int64_t rows, int64_t channels, double* acc, int64_t* units) {
+  const hn::ScalableTag<double> d;
+  const hn::CappedTag<double, 1> d1;
+  const auto step = static_cast<int64_t>(2 * hn::Lanes(d));
+  const double top0 = HalfStart(kHalfTop), bottom0 = HalfStart(kHalfBottom);
+  std::fill(acc, acc + channels, top0);
+  std::fill(acc + channels, acc + 2 * channels, bottom0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto* xr = reinterpret_cast<const uint16_t*>(x + r * x_row);
+    const auto* dyr = reinterpret_cast<const uint16_t*>(dy + r * dy_row);
+    int64_t ch = 0;
+    for (; ch + step <= channels; ch += step) {
+      HalfRowStep(d, xr + ch, dyr + ch, acc + ch, channels);
+    }
+    for (; ch < channels; ++ch) {
+      HalfRowElement(d1, xr + ch, dyr + ch, acc + ch, channels);
+    }
+  }
+  auto finite = hn::FirstN(d1, 1);
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    const hn::RebindToSigned<decltype(d1)> di1;
+    for (int level = 0; level < 2; ++level) {
+      const auto u = HalfUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
+                               level == 0 ? top0 : bottom0, &finite);
+      units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
+    }
+  }
+  return hn::AllTrue(d1, finite);
+}
+
 template <class L, int... kLevels>
 void FillFormat(UlpTable* table, int format,
                 std::integer_sequence<int, kLevels...> /*levels*/) {
@@ -268,6 +391,8 @@ void FillUlpTable(UlpTable* table) {
   table->extent[0] = &Extent<LoadF32>;
   table->extent[1] = &Extent<Load16<true>>;
   table->extent[2] = &Extent<Load16<false>>;
+  table->half_run = &HalfRun;
+  table->half_rows = &HalfRows;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -75,11 +75,36 @@ using RowsUlpKernel = void (*)(const char* x, int64_t x_row, const char* dy,
 using ExtentKernel = void (*)(const void* x, const void* dy, size_t n,
                               UlpStats* stats);
 
+// float16's fixed grid. Every product of two float16 values is a multiple
+// of 2^-48 (2^-24 squared) and below 2^32 (65504^2), so two levels with
+// ulps 2^kHalfBottom and 2^kHalfTop take any finite term exactly: no grid
+// to choose, no extent pass, no fit to check. A term is at most 2^40 ulps
+// of the top level and leaves at most 2^39 ulps of the bottom one, so
+// either accumulator takes 2^11 deposits before it could leave its binade:
+// the kernels renormalize only at the end (runs and rows are at most
+// kMaxRun = 2^11 long). The terms are formed in float32 (22 significant
+// bits and 2^-48 .. 2^32: exact), twice as many to a vector as in float64.
+constexpr int kHalfBottom = -48;
+constexpr int kHalfTop = -8;
+
+// Sums the terms of x[i], dy[i] (i < n <= kMaxRun, float16, contiguous)
+// on the fixed grid: units[0] in units of 2^kHalfBottom, units[1] of
+// 2^kHalfTop. False when a term is inf or NaN (units are then unusable).
+using HalfRunKernel = bool (*)(const void* x, const void* dy, size_t n,
+                               int64_t* units);
+// The rows form (as RowsUlpKernel, without the stats): units[c] and
+// units[channels + c] are set, not added to; acc: room for 2 * channels.
+using HalfRowsKernel = bool (*)(const char* x, int64_t x_row, const char* dy,
+                                int64_t dy_row, int64_t rows, int64_t channels,
+                                double* acc, int64_t* units);
+
 // [format: float32, float16, bfloat16][levels - 1].
 struct UlpTable {
   RunUlpKernel run[3][kMaxLevels];
   RowsUlpKernel rows[3][kMaxLevels];
   ExtentKernel extent[3];
+  HalfRunKernel half_run;
+  HalfRowsKernel half_rows;
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

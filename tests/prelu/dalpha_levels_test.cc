@@ -295,6 +295,144 @@ TEST(DalphaLevels, RowsKernelIsExactPerChannel) {
   }
 }
 
+// float16's fixed grid (cpu/prelu_dalpha_ulp.h): every finite term is taken
+// exactly, checked as an integer count of 2^-48 (the exact sum of float16
+// products is one, below 2^91), so no bit can hide in a rounding. The run
+// kernel and the rows kernel (every channel the same column of data) on
+// the largest terms (2^11 of 65504^2 of one sign, the bound the grid's
+// width is chosen for), the smallest (subnormal squared), both at once,
+// random bits over the whole range at lengths that leave every kind of
+// tail; an inf or NaN term is reported (or, for a NaN x, which has no term,
+// the sum is still exact).
+__int128 HalfUnits(const std::vector<uint64_t>& x,
+                   const std::vector<uint64_t>& dy) {
+  __int128 sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double xv = ValueOf(LRELU_DTYPE_FLOAT16, x[i]);
+    if (xv < 0) {
+      sum += static_cast<__int128>(std::ldexp(
+          xv * ValueOf(LRELU_DTYPE_FLOAT16, dy[i]), -cpu::kHalfBottom));
+    }
+  }
+  return sum;
+}
+
+std::string Text(__int128 v) {
+  std::string s;
+  const bool negative = v < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : v;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  } while (u != 0);
+  return negative ? "-" + s : s;
+}
+
+TEST(DalphaLevels, HalfGridTakesEveryFiniteTerm) {
+  static_assert(cpu::kMaxRun <= 2048, "the fixed grid's bound");
+  // The top level's ulp in bottom ones (a product: units may be negative).
+  const __int128 kTopUnit = __int128{1} << (cpu::kHalfTop - cpu::kHalfBottom);
+  const auto n = static_cast<size_t>(cpu::kMaxRun);
+  struct Case {
+    std::string name;
+    std::vector<uint64_t> x, dy;
+    bool special;  // has an inf or NaN term
+  };
+  std::vector<Case> cases;
+  cases.push_back({"largest", std::vector<uint64_t>(n, 0xfbffu),
+                   std::vector<uint64_t>(n, 0x7bffu), false});
+  cases.push_back({"largest negative", std::vector<uint64_t>(n, 0xfbffu),
+                   std::vector<uint64_t>(n, 0xfbffu), false});
+  // -1 * -(1 - 2^-11) 2^(kHalfTop - 1): each term just below half the top
+  // level's ulp, all of it left to the bottom level, of one sign (the
+  // bottom level's bound).
+  const uint64_t below_half = (cpu::kHalfTop - 2 + 15) << 10 | 0x3ffu;
+  cases.push_back({"largest remainders", std::vector<uint64_t>(n, 0xbc00u),
+                   std::vector<uint64_t>(n, below_half | 0x8000u), false});
+  cases.push_back({"largest remainders negative",
+                   std::vector<uint64_t>(n, 0xbc00u),
+                   std::vector<uint64_t>(n, below_half), false});
+  cases.push_back({"smallest", std::vector<uint64_t>(n, 0x8001u),
+                   std::vector<uint64_t>(n, 0x0001u), false});
+  Case mixed{"largest and smallest", {}, {}, false};
+  for (size_t i = 0; i < n; ++i) {
+    mixed.x.push_back(i % 3 == 0 ? 0xfbffu : 0x8001u);
+    mixed.dy.push_back(i % 3 == 0 ? (i % 2 ? 0x7bffu : 0xfbffu) : 0x83ffu);
+  }
+  cases.push_back(mixed);
+  std::mt19937_64 rng(29);
+  for (size_t length : {size_t{1}, size_t{3}, size_t{7}, size_t{8}, size_t{15},
+                        size_t{17}, size_t{67}, n}) {
+    Case c{"random " + std::to_string(length), {}, {}, false};
+    for (size_t i = 0; i < length; ++i) {
+      uint64_t a = rng() & 0xffffu, b = rng() & 0xffffu;
+      if ((a & 0x7c00u) == 0x7c00u) a &= 0xbfffu;  // finite
+      if ((b & 0x7c00u) == 0x7c00u) b &= 0xbfffu;
+      c.x.push_back(a);
+      c.dy.push_back(b);
+    }
+    cases.push_back(c);
+  }
+  for (uint64_t special : {uint64_t{0x7c00u}, uint64_t{0xfc00u},
+                           uint64_t{0x7e00u}, uint64_t{0x7c01u}}) {
+    Case c = cases[6 + special % 5];  // a random case, one term made special
+    c.name += " with dy " + Hex(special, 2);
+    c.x[c.x.size() / 2] = 0xbc00u;  // -1
+    c.dy[c.dy.size() / 2] = special;
+    c.special = true;
+    cases.push_back(c);
+    c.name += ", x -inf, dy 0";
+    c.dy[c.dy.size() / 2] = 0;
+    c.x[c.x.size() / 2] = 0xfc00u;
+    cases.push_back(c);
+  }
+  Case nan_x = cases[12];
+  nan_x.name = "x NaN";
+  nan_x.x[5] = 0xfe00u;
+  nan_x.x[6] = 0x7e01u;
+  cases.push_back(nan_x);
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    const cpu::UlpTable& table = cpu::UlpFor(t.bit);
+    for (const Case& c : cases) {
+      const std::string what = std::string(t.name) + " " + c.name;
+      const std::vector<unsigned char> xb = Store(LRELU_DTYPE_FLOAT16, c.x),
+                                       dyb = Store(LRELU_DTYPE_FLOAT16, c.dy);
+      const __int128 expected = c.special ? 0 : HalfUnits(c.x, c.dy);
+      int64_t units[2];
+      const bool finite =
+          table.half_run(xb.data(), dyb.data(), c.x.size(), units);
+      ASSERT_EQ(finite, !c.special) << what;
+      if (finite) {
+        const __int128 got = units[0] + units[1] * kTopUnit;
+        ASSERT_EQ(Text(got), Text(expected)) << what;
+      }
+      // Rows: 3 channels, each holding the case's data as its column.
+      const int64_t channels = 3;
+      std::vector<uint64_t> xr, dyr;
+      for (size_t i = 0; i < c.x.size(); ++i) {
+        for (int64_t k = 0; k < channels; ++k) {
+          xr.push_back(c.x[i]);
+          dyr.push_back(c.dy[i]);
+        }
+      }
+      const std::vector<unsigned char> xrb = Store(LRELU_DTYPE_FLOAT16, xr),
+                                       dyrb = Store(LRELU_DTYPE_FLOAT16, dyr);
+      std::vector<double> acc(2 * channels);
+      std::vector<int64_t> ru(2 * channels);
+      const bool rows_finite = table.half_rows(
+          reinterpret_cast<const char*>(xrb.data()), 2 * channels,
+          reinterpret_cast<const char*>(dyrb.data()), 2 * channels,
+          static_cast<int64_t>(c.x.size()), channels, acc.data(), ru.data());
+      ASSERT_EQ(rows_finite, !c.special) << what << " rows";
+      for (int64_t k = 0; rows_finite && k < channels; ++k) {
+        const __int128 got = ru[static_cast<size_t>(k)] +
+                             ru[static_cast<size_t>(channels + k)] * kTopUnit;
+        ASSERT_EQ(Text(got), Text(expected)) << what << " rows, channel " << k;
+      }
+    }
+  }
+}
+
 // Blocks at different scales, one too wide for kMaxLevels (the slots); for
 // float32 and bfloat16, terms with bits below the bottom level of the grid
 // in use follow a narrow block twice (first, and after the grid has had

@@ -38,6 +38,7 @@ using ::lrelu::cpu::KernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::FillKernelTable;
 using ::lrelu::cpu::HWY_NAMESPACE::Rule;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleBFloat16;
+using ::lrelu::cpu::HWY_NAMESPACE::RuleBounded;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
 
@@ -118,27 +119,44 @@ struct TestRulesOnPartialVectors {
     }
   }
 
-  template <class R, class D>
-  void Wide(D d, lrelu_dtype_t dtype) {
+  template <lrelu_dtype_t kDType, class D>
+  void Wide(D d) {
+    using R = Rule<kDType>;
     using T = typename R::T;
     std::mt19937_64 rng(11);
     const size_t n = 4096;
-    const auto v = lt::RandomBits(dtype, n, rng);
-    const auto s = lt::RandomBits(dtype, n, rng);
+    const auto v = lt::RandomBits(kDType, n, rng);
+    const auto s = lt::RandomBits(kDType, n, rng);
     const T* pv = reinterpret_cast<const T*>(v.data());
     const T* ps = reinterpret_cast<const T*>(s.data());
-    for (double alpha : RuleAlphas()) {
-      CheckRule<R>(d, dtype, pv, pv, n, alpha);
-      CheckRule<R>(d, dtype, pv, ps, n, alpha);
+    std::vector<double> alphas = RuleAlphas();
+    // Around 1, where the bounded rules change; subnormal alphas.
+    for (double a : {1.0, std::nextafter(1.0, 0.0), std::nextafter(1.0, 2.0),
+                     double{std::nextafter(1.0f, 0.0f)},
+                     double{std::nextafter(1.0f, 2.0f)}, 1e-40, 1e-310}) {
+      alphas.push_back(a);
+    }
+    for (double alpha : alphas) {
+      CheckRule<R>(d, kDType, pv, pv, n, alpha);
+      CheckRule<R>(d, kDType, pv, ps, n, alpha);
+      // The forward pass's bounded rules, for a positive finite alpha.
+      const double a = kDType == LRELU_DTYPE_FLOAT64 ? alpha : Alpha32(alpha);
+      if (FiniteNonZero(kDType, alpha) && a > 0) {
+        if (a <= 1) {
+          CheckRule<RuleBounded<kDType, true>>(d, kDType, pv, pv, n, alpha);
+        } else {
+          CheckRule<RuleBounded<kDType, false>>(d, kDType, pv, pv, n, alpha);
+        }
+      }
     }
   }
 
   template <class T, class D>
   HWY_NOINLINE void operator()(T /*unused*/, D d) {
     if constexpr (sizeof(T) == 8) {
-      Wide<Rule<LRELU_DTYPE_FLOAT64>>(d, LRELU_DTYPE_FLOAT64);
+      Wide<LRELU_DTYPE_FLOAT64>(d);
     } else {
-      Wide<Rule<LRELU_DTYPE_FLOAT32>>(d, LRELU_DTYPE_FLOAT32);
+      Wide<LRELU_DTYPE_FLOAT32>(d);
       const hn::Rebind<uint16_t, D> d16;
       const auto all = AllPatterns(false);
       SixteenBit(d16, all, all);                // forward: s == v
@@ -216,7 +234,7 @@ HWY_NOINLINE void TestKernelTable() {
   KernelTable table;
   FillKernelTable(&table);
   std::mt19937_64 rng(12);
-  const double alphas[] = {0.01, -0.5, 3.0, 0.0, HUGE_VAL, std::nan("")};
+  const double alphas[] = {0.01, -0.5, 3.0, 1.0, 0.0, HUGE_VAL, std::nan("")};
   for (lrelu_dtype_t dtype : lt::AllDTypes()) {
     const size_t size = lrelu_dtype_size(dtype);
     // Past two unrolled blocks of the widest vector (64 bytes), plus a tail.

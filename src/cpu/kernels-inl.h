@@ -58,6 +58,37 @@ struct Rule<LRELU_DTYPE_FLOAT64> {
   }
 };
 
+// The forward pass of float32/float64 with alpha finite and positive: the
+// comparison and the blend become one instruction, max(alpha * x, x) for
+// alpha <= 1 (kAtMostOne) and min(alpha * x, x) for alpha > 1. For x < 0 the
+// product is the larger (the smaller) or equal to x, with the same bits
+// then; for x >= 0, x is. x86's MAXPS/MINPS return their second operand
+// when both are zeros or either is NaN, so +-0 and every NaN x (its
+// payload and signalling bit) come back as x. Other targets' Max and Min
+// do not promise that: they keep the blend.
+template <lrelu_dtype_t kDType, bool kAtMostOne>
+struct RuleBounded {
+  using T = typename Rule<kDType>::T;
+  using Storage = typename Rule<kDType>::Storage;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
+                                     float alpha32, double alpha) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+    (void)s;
+    hn::Vec<D> a;
+    if constexpr (kDType == LRELU_DTYPE_FLOAT64) {
+      a = hn::Set(d, alpha);
+    } else {
+      a = hn::Set(d, alpha32);
+    }
+    const auto product = Opaque(hn::Mul(v, a));
+    return kAtMostOne ? hn::Max(product, v) : hn::Min(product, v);
+#else
+    return Rule<kDType>::Apply(d, v, s, alpha32, alpha);
+#endif
+  }
+};
+
 // Lanes of 16-bit storage the product replaces, from the sign source's
 // bits: negative finite values and -inf (bits - 1, as int16, below the -inf
 // pattern's `kNegInf`), so NaN payloads never go through a conversion. With
@@ -286,6 +317,23 @@ void ForwardBySign(const KernelArgs& args) {
   }
 }
 
+// Forward kernels for finite nonzero alpha, float32/float64: the bounded
+// rules for a positive alpha at most 1 or above 1, else Finite.
+template <lrelu_dtype_t kDType, class Finite, bool kStream>
+void ForwardByRange(const KernelArgs& args) {
+  const bool positive =
+      kDType == LRELU_DTYPE_FLOAT64 ? args.alpha > 0 : args.alpha32 > 0;
+  const bool at_most_one =
+      kDType == LRELU_DTYPE_FLOAT64 ? args.alpha <= 1 : args.alpha32 <= 1;
+  if (!positive) {
+    Contiguous<Finite, true, kStream>(args);
+  } else if (at_most_one) {
+    Contiguous<RuleBounded<kDType, true>, true, kStream>(args);
+  } else {
+    Contiguous<RuleBounded<kDType, false>, true, kStream>(args);
+  }
+}
+
 // Rules for any alpha (General), for finite nonzero alpha (Finite) and,
 // for the forward pass, for positive finite alpha (Positive; void: none).
 template <class General, class Finite, class Positive = void>
@@ -317,6 +365,14 @@ inline void FillKernelTable(KernelTable* table) {
   FillDType<RuleBFloat16<false>, RuleBFloat16<true>, RuleBFloat16<true, true>>(
       LRELU_DTYPE_BFLOAT16, table);
   FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
+  for (int stream = 0; stream < 2; ++stream) {
+    table->forward[DTypeIndex(LRELU_DTYPE_FLOAT32)][stream][1] =
+        stream ? &ForwardByRange<LRELU_DTYPE_FLOAT32, F32, true>
+               : &ForwardByRange<LRELU_DTYPE_FLOAT32, F32, false>;
+    table->forward[DTypeIndex(LRELU_DTYPE_FLOAT64)][stream][1] =
+        stream ? &ForwardByRange<LRELU_DTYPE_FLOAT64, F64, true>
+               : &ForwardByRange<LRELU_DTYPE_FLOAT64, F64, false>;
+  }
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -130,6 +130,28 @@ lrelu_status_t CheckOptions(const lrelu_options_t* options) {
   return LRELU_STATUS_OK;
 }
 
+bool Unnamed(const char* name) { return name == nullptr || name[0] == '\0'; }
+
+// Options that plan as the defaults do on the CPU: NULL, or this header's
+// struct naming no backend but the CPU, no device, variant (or "auto"),
+// target, pool or stream (any thread count: the short way runs only what
+// is one task for every count).
+bool DefaultCpuOptions(const lrelu_options_t* o) {
+  return o == nullptr ||
+         (o->struct_size == sizeof(lrelu_options_t) &&
+          o->backend == LRELU_BACKEND_CPU && o->device == 0 &&
+          (Unnamed(o->variant) || std::strcmp(o->variant, "auto") == 0) &&
+          Unnamed(o->cpu_target) && o->thread_pool == nullptr &&
+          o->stream == nullptr);
+}
+
+// A one-shot call's dense run without a plan where the CPU backend takes
+// it (Backend::run_unplanned): validation is all a small call then pays.
+bool RunUnplanned(const DenseRun& run) {
+  const Backend& cpu = CpuBackend();
+  return cpu.run_unplanned != nullptr && cpu.run_unplanned(run);
+}
+
 lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
                        const lrelu_thread_pool_t* pool) {
   if (workspace_size < plan.workspace_size) {
@@ -203,6 +225,11 @@ lrelu_status_t lrelu_leaky_relu_get_workspace_size(
 lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
                                 const lrelu_tensor_t* y,
                                 const lrelu_options_t* options) {
+  lrelu::DenseRun run;
+  if (lrelu::DefaultCpuOptions(options) &&
+      lrelu::DenseForwardRun(x, alpha, y, &run) && lrelu::RunUnplanned(run)) {
+    return LRELU_STATUS_OK;
+  }
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
@@ -237,6 +264,12 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
   Plan plan;
   lrelu_status_t status =
       lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
+  const lrelu::Problem& p = plan.problem;
+  if (status == LRELU_STATUS_OK && p.dense &&
+      lrelu::DefaultCpuOptions(options) &&
+      lrelu::RunUnplanned({p.op, p.dtype, p.v, p.s, p.out, p.n, p.alpha})) {
+    return LRELU_STATUS_OK;
+  }
   if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
     status = lrelu::Fail(LRELU_STATUS_INTERNAL,

@@ -65,6 +65,12 @@ struct Backend {
   // pointers (device ownership, alignment, access width). nullptr when
   // nothing does (host memory read as plain memory).
   lrelu_status_t (*bind)(Plan* plan) = nullptr;
+  // The one-shot call's short way: runs a validated dense run in the
+  // calling thread, without a plan, when plan() with default options would
+  // give it one task (for any thread count) -- the same kernel, the same
+  // bits. False, nothing done, for anything else. nullptr when the backend
+  // has none.
+  bool (*run_unplanned)(const DenseRun& run) = nullptr;
 
   bool built() const { return plan != nullptr; }
 };

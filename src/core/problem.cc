@@ -293,22 +293,6 @@ inline size_t ElemSize(lrelu_dtype_t dtype) {
   }
 }
 
-// RoundToFloat32 in software costs more than a small call's validation; the
-// hardware conversion gives the same bits when it rounds to nearest (the
-// caller's MXCSR says how it rounds) and the result is a normal float32
-// (FTZ and DAZ then change nothing). Anything else takes the software path.
-float AlphaToFloat32(double alpha) {
-#if defined(__x86_64__) && defined(__SSE2__)
-  const float f = static_cast<float>(alpha);
-  const float magnitude = std::fabs(f);
-  if ((_mm_getcsr() & 0x6000u) == 0 && magnitude >= FLT_MIN &&
-      magnitude <= FLT_MAX) {
-    return f;
-  }
-#endif
-  return RoundToFloat32(alpha);
-}
-
 void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
                  Problem* p) {
   p->op = op;
@@ -326,13 +310,42 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
   p->v_is_out = p->s_is_out = false;
 }
 
-// The common call -- x and y C-contiguous (no strides), same dtype and
-// shape, no element-count overflow, disjoint or identical -- checked in one
-// pass. Returns false for anything else, valid or not: the general path
-// then validates (and words any error). Small calls are dominated by this
-// cost, so it matters.
-bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
-                       const lrelu_tensor_t* y, Problem* p) {
+// The problem of a DenseForwardRun.
+void BuildDenseForward(const DenseRun& run, Problem* p) {
+  InitProblem(Op::kForward, run.dtype, run.alpha, run.n, p);
+  const auto bytes =
+      static_cast<int64_t>(static_cast<size_t>(run.n) * ElemSize(run.dtype));
+  p->v = p->s = run.v;
+  p->out = run.out;
+  p->in_place = run.v == run.out;
+  p->v_is_out = p->s_is_out = p->in_place;
+  p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, bytes - 1};
+  p->rank = 1;
+  p->shape[0] = run.n;
+  p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
+}
+
+}  // namespace
+
+// RoundToFloat32 in software costs more than a small call's validation; the
+// hardware conversion gives the same bits when it rounds to nearest (the
+// caller's MXCSR says how it rounds) and the result is a normal float32
+// (FTZ and DAZ then change nothing). Anything else takes the software path.
+float AlphaToFloat32(double alpha) {
+#if defined(__x86_64__) && defined(__SSE2__)
+  const float f = static_cast<float>(alpha);
+  const float magnitude = std::fabs(f);
+  if ((_mm_getcsr() & 0x6000u) == 0 && magnitude >= FLT_MIN &&
+      magnitude <= FLT_MAX) {
+    return f;
+  }
+#endif
+  return RoundToFloat32(alpha);
+}
+
+// Small calls are dominated by this cost, so it is one pass.
+bool DenseForwardRun(const lrelu_tensor_t* x, double alpha,
+                     const lrelu_tensor_t* y, DenseRun* run) {
   if (x == nullptr || y == nullptr || x->strides != nullptr ||
       y->strides != nullptr || x->dtype != y->dtype || x->rank != y->rank ||
       x->rank < 0 || x->data == nullptr || y->data == nullptr) {
@@ -360,24 +373,19 @@ bool BuildDenseForward(const lrelu_tensor_t* x, double alpha,
   const uint64_t bytes = n * elem;
   if (xa != ya && xa < ya + bytes && ya < xa + bytes) return false;
   if (UINTPTR_MAX - xa < bytes || UINTPTR_MAX - ya < bytes) return false;
-  InitProblem(Op::kForward, x->dtype, alpha, static_cast<int64_t>(n), p);
-  p->v = p->s = x->data;
-  p->out = y->data;
-  p->in_place = xa == ya;
-  p->v_is_out = p->s_is_out = p->in_place;
-  p->v_reach = p->s_reach = p->out_reach =
-      Problem::Reach{0, 0, static_cast<int64_t>(bytes) - 1};
-  p->rank = 1;
-  p->shape[0] = static_cast<int64_t>(n);
-  p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
+  *run = DenseRun{Op::kForward, x->dtype, x->data,
+                  x->data,      y->data,  static_cast<int64_t>(n),
+                  alpha};
   return true;
 }
 
-}  // namespace
-
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,
                                    const lrelu_tensor_t* y, Problem* p) {
-  if (BuildDenseForward(x, alpha, y, p)) return LRELU_STATUS_OK;
+  DenseRun run;
+  if (DenseForwardRun(x, alpha, y, &run)) {
+    BuildDenseForward(run, p);
+    return LRELU_STATUS_OK;
+  }
   Checked cx, cy;
   lrelu_status_t status;
   if ((status = CheckTensor(x, "x", &cx)) != LRELU_STATUS_OK) return status;

@@ -90,6 +90,29 @@ lrelu_status_t PlaceBound(const char* name, const void* data, int64_t n,
 // same data (in place) or no shared byte; LRELU_STATUS_OVERLAP otherwise.
 lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same);
 
+// One dense run of elements, everything a kernel needs: the one-shot
+// call's short way (Backend::run_unplanned) takes it without a Problem.
+struct DenseRun {
+  Op op;
+  lrelu_dtype_t dtype;
+  const void* v;
+  const void* s;
+  void* out;
+  int64_t n;
+  double alpha;
+};
+
+// The common forward call -- x and y C-contiguous (no strides), same dtype
+// and shape, up to 2^40 elements, disjoint or identical -- checked in one
+// pass, as *run. False for anything else, valid or not: the general path
+// then validates (and words any error).
+bool DenseForwardRun(const lrelu_tensor_t* x, double alpha,
+                     const lrelu_tensor_t* y, DenseRun* run);
+
+// alpha rounded to float32 once, to nearest whatever the caller's rounding
+// mode (the hardware conversion where that gives the same bits).
+float AlphaToFloat32(double alpha);
+
 // Validate the arguments of the forward pass / the gradient and fill *p.
 // On failure the calling thread's error message names the problem.
 lrelu_status_t BuildForwardProblem(const lrelu_tensor_t* x, double alpha,

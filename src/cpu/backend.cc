@@ -278,12 +278,46 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
   return LRELU_STATUS_OK;
 }
 
+// What CpuPlan and CpuExecute do for a dense run of one task (its bytes
+// below two tasks' minimum, so ChooseTasks gives 1 for any thread count;
+// below kStreamBytes, so regular stores), without the plan.
+bool CpuRunUnplanned(const DenseRun& run) {
+  constexpr int64_t kMaxElements = int64_t{1} << 20;  // no overflow below
+  if (run.n <= 0 || run.n >= kMaxElements) return false;
+  const size_t elem = lrelu_dtype_size(run.dtype);
+  const size_t operands = run.op == Op::kForward ? 2 : 3;
+  const auto n = static_cast<size_t>(run.n);
+  if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype) ||
+      n * elem >= cpu::kStreamBytes) {
+    return false;
+  }
+  const float alpha32 = AlphaToFloat32(run.alpha);
+  const bool finite = run.dtype == LRELU_DTYPE_FLOAT64
+                          ? IsFiniteNonZero(run.alpha)
+                          : IsFiniteNonZero(alpha32);
+  const cpu::KernelTable& kernels = *Best().kernels;
+  const auto& table =
+      run.op == Op::kForward ? kernels.forward : kernels.backward;
+  const KernelFn kernel = table[cpu::DTypeIndex(run.dtype)][0][finite ? 1 : 0];
+  cpu::DefaultFloatEnv env;
+  const KernelArgs args{run.v,   run.s,     run.out,  n,
+                        alpha32, run.alpha, run.dtype};
+  cpu::RunContiguous(kernel, args, elem);
+  return true;
+}
+
 }  // namespace
 
 const Backend& CpuBackend() {
-  static const Backend backend = {
-      "cpu",        &CpuPlan,        &CpuExecute,   PointerKind::kHost,
-      kCpuVariants, &CpuDeviceCount, &CpuDeviceName};
+  static const Backend backend = {"cpu",
+                                  &CpuPlan,
+                                  &CpuExecute,
+                                  PointerKind::kHost,
+                                  kCpuVariants,
+                                  &CpuDeviceCount,
+                                  &CpuDeviceName,
+                                  /*bind=*/nullptr,
+                                  &CpuRunUnplanned};
   return backend;
 }
 

@@ -258,8 +258,10 @@ const std::vector<double> kAlphas = {1e-40, 0.1, 1e-45, -0.3, 3.4028236e38};
 
 // Every mode x variant x dtype x alpha, on the calling thread (one task).
 TEST(FloatEnv, CpuEveryModeVariantAndDType) {
+  // nullptr: the default options' one-shot short way (Backend::
+  // run_unplanned), which plans nothing and still runs in the IEEE default.
   const Layout layouts[] = {
-      {"contiguous", 1}, {"strided", 2}, {"reference", 2}};
+      {"contiguous", 1}, {nullptr, 1}, {"strided", 2}, {"reference", 2}};
   for (lrelu_dtype_t dtype : AllDTypes()) {
     for (int64_t stride : {1, 2}) {
       const Data d(dtype, stride, 2000, kAlphas);
@@ -270,7 +272,8 @@ TEST(FloatEnv, CpuEveryModeVariantAndDType) {
             ASSERT_EQ(CheckCalls(d, LRELU_BACKEND_CPU, layout.variant, nullptr,
                                  a, kAlphas[a], env),
                       "")
-                << env.Name() << ", " << layout.variant << ", "
+                << env.Name() << ", "
+                << (layout.variant ? layout.variant : "default options") << ", "
                 << lrelu_dtype_name(dtype) << ", alpha " << kAlphas[a];
           }
         }

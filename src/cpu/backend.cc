@@ -284,14 +284,24 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 bool CpuRunUnplanned(const DenseRun& run) {
   constexpr int64_t kMaxElements = int64_t{1} << 20;  // no overflow below
   if (run.n <= 0 || run.n >= kMaxElements) return false;
-  const size_t elem = lrelu_dtype_size(run.dtype);
+  const size_t elem = run.dtype == LRELU_DTYPE_FLOAT64   ? 8
+                      : run.dtype == LRELU_DTYPE_FLOAT32 ? 4
+                                                         : 2;
   const size_t operands = run.op == Op::kForward ? 2 : 3;
   const auto n = static_cast<size_t>(run.n);
   if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype) ||
       n * elem >= cpu::kStreamBytes) {
     return false;
   }
+  cpu::DefaultFloatEnv env;
+#if defined(__x86_64__)
+  // SSE rounds to nearest without flushing now, whatever the caller set:
+  // the hardware conversion is alpha rounded to float32 once
+  // (AlphaToFloat32 would read the MXCSR a second time).
+  const auto alpha32 = static_cast<float>(run.alpha);
+#else
   const float alpha32 = AlphaToFloat32(run.alpha);
+#endif
   const bool finite = run.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(run.alpha)
                           : IsFiniteNonZero(alpha32);
@@ -299,7 +309,6 @@ bool CpuRunUnplanned(const DenseRun& run) {
   const auto& table =
       run.op == Op::kForward ? kernels.forward : kernels.backward;
   const KernelFn kernel = table[cpu::DTypeIndex(run.dtype)][0][finite ? 1 : 0];
-  cpu::DefaultFloatEnv env;
   const KernelArgs args{run.v,   run.s,     run.out,  n,
                         alpha32, run.alpha, run.dtype};
   cpu::RunContiguous(kernel, args, elem);

@@ -23,13 +23,6 @@ size_t ChooseTasks(size_t bytes, size_t max_tasks, size_t min_task_bytes) {
   return std::max<size_t>(1, std::min(max_tasks, by_size));
 }
 
-size_t MinTaskBytes(lrelu_dtype_t dtype) {
-  constexpr size_t kBase = size_t{256} << 10;
-  return dtype == LRELU_DTYPE_FLOAT16 || dtype == LRELU_DTYPE_BFLOAT16
-             ? kBase / 2
-             : kBase;
-}
-
 size_t ChoosePieces(size_t bytes, size_t tasks, size_t min_task_bytes) {
   if (tasks <= 1) return 1;
   const size_t by_size = bytes / min_task_bytes;

@@ -1,8 +1,9 @@
-// What this CPU can do per element for the 16-bit LeakyReLU kernels, in
-// cache: minimal AVX2/F16C loops for each ingredient (a copy, the F16C
+// What this CPU can do per element for the LeakyReLU kernels, in cache:
+// minimal AVX2/F16C loops for each ingredient (a copy, the F16C
 // conversions alone, XNNPACK's float16 schedule, lrelu's float16 and
-// bfloat16 schedules) next to lrelu's own kernel (the table entry the
-// library picks), all on the same buffers in the same run. Times are the
+// bfloat16 schedules; float32's compare-and-blend and max schedules) next
+// to lrelu's own kernel (the table entry the library picks), all on the
+// same buffers in the same run. Times are the
 // fastest of 201 samples (and the median), as ns/element and as a ratio to
 // the copy. Not a test: the loops below are not bit-exact for every input
 // (XNNPACK's rounds through float16 alpha; none handles heads and tails).
@@ -114,6 +115,39 @@ LRELU_AVX2 void LreluBF16(const uint16_t* x, uint16_t* y, size_t n,
   }
 }
 
+// float32: the copy, the compare-and-blend schedule the general rule
+// compiles to, and the max form of the forward rule for alpha in (0, 1]
+// (cpu/kernels-inl.h RuleBounded).
+LRELU_AVX2 void Widen(const uint16_t* h, float* f, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    _mm256_store_ps(f + i, _mm256_cvtph_ps(_mm_load_si128(
+                               reinterpret_cast<const __m128i*>(h + i))));
+  }
+}
+
+LRELU_AVX2 void CopyF32(const float* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    _mm256_store_ps(y + i, _mm256_load_ps(x + i));
+  }
+}
+
+LRELU_AVX2 void BlendF32(const float* x, float* y, size_t n, float alpha) {
+  const __m256 a = _mm256_set1_ps(alpha);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256 v = _mm256_load_ps(x + i);
+    const __m256 negative = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ);
+    _mm256_store_ps(y + i, _mm256_blendv_ps(v, _mm256_mul_ps(v, a), negative));
+  }
+}
+
+LRELU_AVX2 void MaxF32(const float* x, float* y, size_t n, float alpha) {
+  const __m256 a = _mm256_set1_ps(alpha);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256 v = _mm256_load_ps(x + i);
+    _mm256_store_ps(y + i, _mm256_max_ps(_mm256_mul_ps(v, a), v));
+  }
+}
+
 // The fastest of many short samples: on a shared machine the minimum is
 // the estimate least disturbed by other processes (the median is printed
 // too, as the spread).
@@ -184,6 +218,7 @@ int main(int argc, char** argv) {
   struct Row {
     const char* name;
     Timing t;
+    bool f32;  // a float32 row: compared with the float32 copy
   };
   std::vector<Row> rows;
   const Timing copy =
@@ -205,12 +240,34 @@ int main(int argc, char** argv) {
                                n, passes)});
   rows.push_back({"lrelu bf16 kernel (library table)",
                   NsPerElement([&] { bf16_kernel(bf16); }, n, passes)});
+  // float32 from the float16 values (both signs, normal).
+  auto xf = hwy::AllocateAligned<float>(n);
+  auto yf = hwy::AllocateAligned<float>(n);
+  Widen(x.get(), xf.get(), n);
+  const cpu::KernelArgs f32{xf.get(), xf.get(), yf.get(),           n,
+                            alpha,    alpha,    LRELU_DTYPE_FLOAT32};
+  const cpu::KernelFn f32_kernel =
+      table.forward[cpu::DTypeIndex(LRELU_DTYPE_FLOAT32)][0][1];
+  const Timing copy32 =
+      NsPerElement([&] { CopyF32(xf.get(), yf.get(), n); }, n, passes);
+  rows.push_back({"f32 copy (32-byte loads/stores)", copy32, true});
+  rows.push_back(
+      {"f32 schedule (mul, cmp, blendvps)",
+       NsPerElement([&] { BlendF32(xf.get(), yf.get(), n, alpha); }, n, passes),
+       true});
+  rows.push_back(
+      {"f32 schedule (mul, maxps: alpha in (0, 1])",
+       NsPerElement([&] { MaxF32(xf.get(), yf.get(), n, alpha); }, n, passes),
+       true});
+  rows.push_back({"lrelu f32 kernel (library table)",
+                  NsPerElement([&] { f32_kernel(f32); }, n, passes), true});
   std::printf("%zu elements, %d passes x 201 samples; target %s; %s inputs\n",
               n, passes, cpu::RunnableTargets().front().name,
               subnormal ? "small (subnormal float16 products)" : "normal");
   for (const Row& r : rows) {
+    const Timing& base = r.f32 ? copy32 : copy;
     std::printf("%-52s min %7.4f ns/elem %5.2fx copy  (median %5.2fx)\n",
-                r.name, r.t.min, r.t.min / copy.min, r.t.median / copy.median);
+                r.name, r.t.min, r.t.min / base.min, r.t.median / base.median);
   }
   return 0;
 }

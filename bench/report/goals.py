@@ -19,9 +19,10 @@ BANDWIDTH_TARGET = {'f32': 0.95, 'f16': 0.9, 'bf16': 0.9, 'f64': 0.95}
 # bench/kernel_limits and bench/small_call (the section "Instruction-level
 # limits" below).
 WHY = {
-    'small': 'planning (validation, options, the plan) and the MXCSR check '
-             'cost ~60 ns a call on this CPU, about memcpy\'s own 1 Ki '
-             'time (bench/small_call)',
+    'small': 'the one-shot call checks x and y in one pass and sets and '
+             'restores the MXCSR: ~290 instructions, ~25 ns a call on this '
+             'CPU (bench/small_call under callgrind), on a kernel that runs '
+             'at memcpy\'s speed',
     'f16': 'the F16C conversions alone (vcvtph2ps + vcvtps2ph, nothing '
            'else) take 1.9-2.0x the copy at 16 Ki and 1.3x at 256 Ki on '
            'this CPU (limits below); XNNPACK rounds alpha to float16 and '
@@ -35,7 +36,7 @@ WHY = {
     'bandwidth': 'memory-bound: the kernel streams its output with the same '
                  'non-temporal stores as the copy it is compared with; these '
                  '64 Mi cells move by 5-10% between quiet runs on this '
-                 'shared VM (f32 0.95, f16 0.87, bf16 0.85 in the run '
+                 'shared VM (f32 1.06, f16 0.85, bf16 0.81 in the run '
                  'before this one)',
     'python': 'the Python call itself (argument parsing, the ufunc or '
               'DLPack checks) costs more than the 4 KiB of work',
@@ -239,7 +240,8 @@ def issue16_goals(records, sizes):
                     f"{v:.2f} ({lr['median_ns'] / 1e3:.2f} vs "
                     f"{peer['median_ns'] / 1e3:.2f} us){_flag(lr, peer)}",
                     '<= 1.00', v <= 1.0,
-                    WHY['small'] if n == 1 << 10 else WHY[dtype]))
+                    WHY[dtype] + ('; at 1 Ki a call also pays ~25 ns of '
+                                  'checks' if n == 1 << 10 else '')))
             if n == 1 << 10:
                 continue
             rows = _cpp(records, 'bf16', n)

@@ -208,6 +208,8 @@ void ProductBins::Add(lrelu_dtype_t dtype, const void* x, int64_t xs,
       } else {
         AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
       }
+    } else if (format == 2 && AddToWindow(xb, dyb, run, bins)) {
+      // bfloat16 on its windowed grid.
     } else if (!AddToLevels(format, precision, xb, dyb, run, bins)) {
       AddToSlots(format, xb, 1, dyb, 1, run, bins, sum);
     }
@@ -245,6 +247,38 @@ bool ProductBins::AddToLevels(int format, int precision, const char* x,
   grid_.Take(f.grid);
   const UlpGrid narrower = grid_.Narrower(precision, measure);
   if (narrower.levels > 0) grid_.Take(narrower);
+  return true;
+}
+
+bool ProductBins::AddToWindow(const char* x, const char* dy, int64_t n,
+                              reference::BinnedSum* bins) {
+  // After a few runs in a row that fitted no window, try one run in 64.
+  if (window_misses_ >= kWindowMisses && (++window_skipped_ & 63) != 0) {
+    return false;
+  }
+  const auto count = static_cast<size_t>(n);
+  int64_t units[2];
+  if (!window_.valid() || !ulp_fn_->window_run(x, dy, count, window_, units)) {
+    // No window yet, or an element outside it: the windows under this
+    // run's largest x and dy. The same windows again mean an element lies
+    // below them: a miss.
+    int x_field, dy_field;
+    ulp_fn_->fields(x, dy, count, &x_field, &dy_field);
+    BFloat16Window fresh;
+    fresh.x_top = std::max(x_field + 1, kWindowBinades + 1);
+    fresh.dy_top = std::max(dy_field + 1, kWindowBinades + 1);
+    if (!fresh.valid() ||
+        (fresh.x_top == window_.x_top && fresh.dy_top == window_.dy_top) ||
+        !ulp_fn_->window_run(x, dy, count, fresh, units)) {
+      ++window_misses_;
+      return false;
+    }
+    window_ = fresh;
+  }
+  window_misses_ = 0;
+  const int b = window_.bottom();
+  if (units[0] != 0) bins->AddScaled(units[0], b);
+  if (units[1] != 0) bins->AddScaled(units[1], b + kWindowLevelGap);
   return true;
 }
 

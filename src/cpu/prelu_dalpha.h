@@ -17,7 +17,8 @@
 // chunking, thread count and SIMD target.
 //
 // Contiguous runs try the float64 accumulators of prelu_dalpha_ulp.h first
-// (several times quicker: no scatter; float16 on its fixed grid); a run
+// (several times quicker: no scatter; float16 on its fixed grid, bfloat16
+// on its windowed one where the data allow); a run
 // whose terms do not fit a grid of kMaxLevels levels, or that has an
 // inf/NaN product, takes the slots.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
@@ -90,6 +91,11 @@ class ProductBins {
   // (nothing added) when the terms do not fit.
   bool AddToLevels(int format, int precision, const char* x, const char* dy,
                    int64_t n, reference::BinnedSum* bins);
+  // bfloat16's windowed grid (prelu_dalpha_ulp.h) for a contiguous run of
+  // at most kMaxRun terms, the windows kept from run to run and chosen
+  // again on a misfit; false (nothing added) when no window fits.
+  bool AddToWindow(const char* x, const char* dy, int64_t n,
+                   reference::BinnedSum* bins);
   // The scalar form of the kernel, for strided runs; true on inf/NaN.
   template <typename Format>
   bool AddStrided(const void* x, int64_t xs, const void* dy, int64_t dys,
@@ -107,6 +113,11 @@ class ProductBins {
   // The levels' kernels and grid (kept across flushes).
   const UlpTable* ulp_fn_;
   GridChoice grid_;
+  // bfloat16's windows, and the runs in a row that fitted none.
+  static constexpr int kWindowMisses = 4;
+  BFloat16Window window_;
+  int window_misses_ = 0;
+  uint32_t window_skipped_ = 0;
 };
 
 // One ProductBins-like set of slots per channel, for rows whose elements

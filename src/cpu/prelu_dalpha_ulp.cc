@@ -253,23 +253,26 @@ void Extent(const void* x, const void* dy, size_t n, UlpStats* stats) {
               static_cast<const typename L::T*>(dy), n, stats);
 }
 
-// float16's fixed grid (prelu_dalpha_ulp.h). One float16 vector's worth of
-// terms (2 * Lanes(d)) goes to two sets of accumulators, `top` and
-// `bottom` holding the two levels.
+// Two fixed levels (float16's grid, bfloat16's windowed one; see
+// prelu_dalpha_ulp.h): a term rounded to the top level's ulp, the rest,
+// exact, to the bottom level. No checks: the grids take every term the
+// kernels give them.
 template <class V>
-HWY_INLINE void HalfDeposit(V p, V* top, V* bottom) {
+HWY_INLINE void FixedDeposit(V p, V* top, V* bottom) {
   const auto s = hn::Add(*top, p);
   *bottom = hn::Add(*bottom, hn::Sub(p, hn::Sub(s, *top)));
   *top = s;
 }
 
+// float16: one float16 vector's worth of terms (2 * Lanes(d)) to two sets
+// of accumulators.
 template <class D>
 HWY_INLINE void HalfStep(D d, const uint16_t* x, const uint16_t* dy,
                          hn::Vec<D>* top, hn::Vec<D>* bottom) {
 #if HWY_TARGET == HWY_SCALAR
   // One lane: no half vectors; the terms in float64 (the same values).
-  HalfDeposit(Term<Load16<true>>(d, x, dy), &top[0], &bottom[0]);
-  HalfDeposit(Term<Load16<true>>(d, x + 1, dy + 1), &top[1], &bottom[1]);
+  FixedDeposit(Term<Load16<true>>(d, x, dy), &top[0], &bottom[0]);
+  FixedDeposit(Term<Load16<true>>(d, x + 1, dy + 1), &top[1], &bottom[1]);
 #else
   const hn::Repartition<float, D> df;
   const hn::Half<decltype(df)> dh;
@@ -277,23 +280,23 @@ HWY_INLINE void HalfStep(D d, const uint16_t* x, const uint16_t* dy,
   const auto t =
       hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
               HalfBitsToFloat(df, hn::LoadU(d16, dy)));
-  HalfDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, t)), &top[0], &bottom[0]);
-  HalfDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, t)), &top[1], &bottom[1]);
+  FixedDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, t)), &top[0], &bottom[0]);
+  FixedDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, t)), &top[1], &bottom[1]);
 #endif
 }
 
 // The integer a level's accumulator holds above its start, and whether it
 // is finite (an inf or NaN term leaves it inf or NaN until it is reset).
 template <class D>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> HalfUnits(D d, hn::Vec<D> a,
-                                                      double start,
-                                                      hn::Mask<D>* finite) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FixedUnits(D d, hn::Vec<D> a,
+                                                       double start,
+                                                       hn::Mask<D>* finite) {
   const hn::RebindToUnsigned<D> du;
   *finite = hn::And(*finite, hn::IsFinite(a));
   return hn::Sub(hn::BitCast(du, a), hn::BitCast(du, hn::Set(d, start)));
 }
 
-inline double HalfStart(int ulp) { return Pow2(ulp + 52, uint64_t{1} << 51); }
+inline double FixedStart(int ulp) { return Pow2(ulp + 52, uint64_t{1} << 51); }
 
 bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
   const auto* x = static_cast<const uint16_t*>(xp);
@@ -301,7 +304,7 @@ bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
   const hn::ScalableTag<double> d;
   const hn::RebindToUnsigned<decltype(d)> du;
   const size_t step = 2 * hn::Lanes(d);
-  const double top0 = HalfStart(kHalfTop), bottom0 = HalfStart(kHalfBottom);
+  const double top0 = FixedStart(kHalfTop), bottom0 = FixedStart(kHalfBottom);
   hn::Vec<decltype(d)> top[2] = {hn::Set(d, top0), hn::Set(d, top0)};
   hn::Vec<decltype(d)> bottom[2] = {hn::Set(d, bottom0), hn::Set(d, bottom0)};
   size_t i = 0;
@@ -313,10 +316,10 @@ bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
     HalfStep(d, xt, dyt, top, bottom);
   }
   auto finite = hn::FirstN(d, hn::Lanes(d));
-  const auto b = hn::Add(HalfUnits(d, bottom[0], bottom0, &finite),
-                         HalfUnits(d, bottom[1], bottom0, &finite));
-  const auto t = hn::Add(HalfUnits(d, top[0], top0, &finite),
-                         HalfUnits(d, top[1], top0, &finite));
+  const auto b = hn::Add(FixedUnits(d, bottom[0], bottom0, &finite),
+                         FixedUnits(d, bottom[1], bottom0, &finite));
+  const auto t = hn::Add(FixedUnits(d, top[0], top0, &finite),
+                         FixedUnits(d, top[1], top0, &finite));
   units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, b)));
   units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
   return hn::AllTrue(d, finite);
@@ -340,7 +343,7 @@ template <class D1>
 HWY_INLINE void HalfRowElement(D1 d1, const uint16_t* x, const uint16_t* dy,
                                double* acc, int64_t stride) {
   auto top = hn::LoadU(d1, acc), bottom = hn::LoadU(d1, acc + stride);
-  HalfDeposit(Term<Load16<true>>(d1, x, dy), &top, &bottom);
+  FixedDeposit(Term<Load16<true>>(d1, x, dy), &top, &bottom);
   hn::StoreU(top, d1, acc);
   hn::StoreU(bottom, d1, acc + stride);
 }
@@ -350,7 +353,7 @@ bool HalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   const hn::ScalableTag<double> d;
   const hn::CappedTag<double, 1> d1;
   const auto step = static_cast<int64_t>(2 * hn::Lanes(d));
-  const double top0 = HalfStart(kHalfTop), bottom0 = HalfStart(kHalfBottom);
+  const double top0 = FixedStart(kHalfTop), bottom0 = FixedStart(kHalfBottom);
   std::fill(acc, acc + channels, top0);
   std::fill(acc + channels, acc + 2 * channels, bottom0);
   for (int64_t r = 0; r < rows; ++r) {
@@ -368,12 +371,133 @@ bool HalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   for (int64_t ch = 0; ch < channels; ++ch) {
     const hn::RebindToSigned<decltype(d1)> di1;
     for (int level = 0; level < 2; ++level) {
-      const auto u = HalfUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
-                               level == 0 ? top0 : bottom0, &finite);
+      const auto u = FixedUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
+                                level == 0 ? top0 : bottom0, &finite);
       units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
     }
   }
   return hn::AllTrue(d1, finite);
+}
+
+// bfloat16's windowed grid (prelu_dalpha_ulp.h). Nonzero when a lane of
+// bits has a magnitude outside [lo, lo + the window) other than zero: the
+// wrapped difference from lo saturates to zero only inside the window, and
+// the minimum with the magnitude is zero for a zero.
+template <class D16>
+HWY_INLINE hn::Vec<D16> OutsideWindow(D16 d16, hn::Vec<D16> bits,
+                                      hn::Vec<D16> lo) {
+  const auto magnitude = hn::And(bits, hn::Set(d16, uint16_t{0x7fff}));
+  const auto offset = hn::Sub(magnitude, lo);
+  return hn::Min(hn::SaturatedSub(
+                     offset, hn::Set(d16, uint16_t{(kWindowBinades << 7) - 1})),
+                 magnitude);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// 4 * Lanes(d) elements: the window checks, the products in float32 (the
+// 16-bit lanes unpacked in place: the same order for x and dy, and a sum's
+// order is free), four deposits.
+template <class D>
+HWY_INLINE void WindowStep(D d, const uint16_t* x, const uint16_t* dy,
+                           hn::Vec<hn::Repartition<uint16_t, D>> x_lo,
+                           hn::Vec<hn::Repartition<uint16_t, D>> dy_lo,
+                           hn::Vec<hn::Repartition<uint16_t, D>>* outside,
+                           hn::Vec<D>* top, hn::Vec<D>* bottom) {
+  const hn::Repartition<uint16_t, D> d16;
+  const hn::Repartition<uint32_t, D> d32;
+  const hn::Repartition<float, D> df;
+  const hn::Half<decltype(df)> dh;
+  const auto xb = hn::LoadU(d16, x);
+  const auto dyb = hn::LoadU(d16, dy);
+  *outside = hn::Or(*outside, hn::Or(OutsideWindow(d16, xb, x_lo),
+                                     OutsideWindow(d16, dyb, dy_lo)));
+  const auto zero = hn::Zero(d16);
+  const auto x_lower = hn::BitCast(df, hn::ZipLower(d32, zero, xb));
+  const auto x_upper = hn::BitCast(df, hn::ZipUpper(d32, zero, xb));
+  const auto dy_lower = hn::BitCast(df, hn::ZipLower(d32, zero, dyb));
+  const auto dy_upper = hn::BitCast(df, hn::ZipUpper(d32, zero, dyb));
+  const auto lower = hn::Mul(hn::Min(x_lower, hn::Zero(df)), dy_lower);
+  const auto upper = hn::Mul(hn::Min(x_upper, hn::Zero(df)), dy_upper);
+  // Two sets, not four: sixteen registers hold them, the constants and
+  // the terms without spilling, and the additions' latency still hides
+  // behind the conversions.
+  FixedDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, lower)), &top[0], &bottom[0]);
+  FixedDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, lower)), &top[1], &bottom[1]);
+  FixedDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, upper)), &top[0], &bottom[0]);
+  FixedDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, upper)), &top[1], &bottom[1]);
+}
+#endif
+
+bool WindowRun(const void* xp, const void* dyp, size_t n,
+               const BFloat16Window& w, int64_t* units) {
+#if HWY_TARGET == HWY_SCALAR
+  // One lane: no half vectors to unpack into; the general levels take it.
+  (void)xp, (void)dyp, (void)n, (void)w, (void)units;
+  return false;
+#else
+  const auto* x = static_cast<const uint16_t*>(xp);
+  const auto* dy = static_cast<const uint16_t*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::Repartition<uint16_t, decltype(d)> d16;
+  const size_t step = hn::Lanes(d16);
+  const int b = w.bottom();
+  const double top0 = FixedStart(b + kWindowLevelGap), bottom0 = FixedStart(b);
+  hn::Vec<decltype(d)> top[2], bottom[2];
+  for (int k = 0; k < 2; ++k) {
+    top[k] = hn::Set(d, top0);
+    bottom[k] = hn::Set(d, bottom0);
+  }
+  const auto x_lo =
+      hn::Set(d16, static_cast<uint16_t>((w.x_top - kWindowBinades) << 7));
+  const auto dy_lo =
+      hn::Set(d16, static_cast<uint16_t>((w.dy_top - kWindowBinades) << 7));
+  auto outside = hn::Zero(d16);
+  size_t i = 0;
+  for (; i + step <= n; i += step) {
+    WindowStep(d, x + i, dy + i, x_lo, dy_lo, &outside, top, bottom);
+  }
+  if (i < n) {  // padded with zeros: inside, and no term
+    uint16_t xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(uint16_t));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(uint16_t));
+    WindowStep(d, xt, dyt, x_lo, dy_lo, &outside, top, bottom);
+  }
+  if (!hn::AllTrue(d16, hn::Eq(outside, hn::Zero(d16)))) return false;
+  auto finite = hn::FirstN(d, hn::Lanes(d));
+  auto t = hn::Zero(du), u = hn::Zero(du);
+  for (int k = 0; k < 2; ++k) {
+    u = hn::Add(u, FixedUnits(d, bottom[k], bottom0, &finite));
+    t = hn::Add(t, FixedUnits(d, top[k], top0, &finite));
+  }
+  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, u)));
+  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
+  // Inside the windows every term is finite; kept as a second guard.
+  return hn::AllTrue(d, finite);
+#endif
+}
+
+void WindowFields(const void* xp, const void* dyp, size_t n, int* x_field,
+                  int* dy_field) {
+  const auto* x = static_cast<const uint16_t*>(xp);
+  const auto* dy = static_cast<const uint16_t*>(dyp);
+  const hn::ScalableTag<uint16_t> d16;
+  const auto magnitude = hn::Set(d16, uint16_t{0x7fff});
+  auto x_max = hn::Zero(d16), dy_max = hn::Zero(d16);
+  const size_t lanes = hn::Lanes(d16);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    x_max = hn::Max(x_max, hn::And(hn::LoadU(d16, x + i), magnitude));
+    dy_max = hn::Max(dy_max, hn::And(hn::LoadU(d16, dy + i), magnitude));
+  }
+  int xm = hn::GetLane(hn::MaxOfLanes(d16, x_max));
+  int dm = hn::GetLane(hn::MaxOfLanes(d16, dy_max));
+  for (; i < n; ++i) {
+    xm = std::max(xm, x[i] & 0x7fff);
+    dm = std::max(dm, dy[i] & 0x7fff);
+  }
+  *x_field = xm >> 7;
+  *dy_field = dm >> 7;
 }
 
 template <class L, int... kLevels>
@@ -393,6 +517,8 @@ void FillUlpTable(UlpTable* table) {
   table->extent[2] = &Extent<Load16<false>>;
   table->half_run = &HalfRun;
   table->half_rows = &HalfRows;
+  table->window_run = &WindowRun;
+  table->fields = &WindowFields;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

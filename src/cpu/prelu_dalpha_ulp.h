@@ -98,6 +98,41 @@ using HalfRowsKernel = bool (*)(const char* x, int64_t x_row, const char* dy,
                                 int64_t dy_row, int64_t rows, int64_t channels,
                                 double* acc, int64_t* units);
 
+// bfloat16's windowed grid. bfloat16 spans float32's exponents, so no
+// fixed grid of two levels holds all its products; but when every x and
+// dy of a run has its exponent field within a window of kWindowBinades
+// below a top (x_top, dy_top; zero allowed), each product has at most 16
+// significant bits, is a multiple of 2^b with b = x_top + dy_top - 332 and
+// below 2^(b + 78): exact in float32 (normal there while b lies in
+// [-140, 50]) and taken exactly by two levels with ulps 2^b and
+// 2^(b + kWindowLevelGap). A term is at most 2^38 ulps of the top level
+// and leaves at most 2^39 of the bottom one, so, as float16's, the kernel
+// renormalizes only at the end of a run (at most kMaxRun terms). The
+// kernel checks the windows on every element (four integer operations per
+// 16-bit vector and operand); a run with an element outside them (inf and
+// NaN included) misfits and takes the general levels.
+constexpr int kWindowBinades = 32;
+constexpr int kWindowLevelGap = 40;
+struct BFloat16Window {
+  int x_top = 0, dy_top = 0;  // exponent fields just above the windows
+  bool valid() const {
+    const int sum = x_top + dy_top;
+    return x_top > kWindowBinades && dy_top > kWindowBinades && x_top <= 255 &&
+           dy_top <= 255 && sum >= 192 && sum <= 382;
+  }
+  int bottom() const { return x_top + dy_top - 332; }  // b above
+};
+
+// Sums a bfloat16 run (n <= kMaxRun, contiguous) on window w's grid:
+// units[0] in units of 2^w.bottom(), units[1] of 2^(w.bottom() +
+// kWindowLevelGap). False when an element lies outside the windows (units
+// are then unusable). w.valid().
+using WindowRunKernel = bool (*)(const void* x, const void* dy, size_t n,
+                                 const BFloat16Window& w, int64_t* units);
+// The largest exponent fields of x and of dy over a bfloat16 run.
+using FieldsKernel = void (*)(const void* x, const void* dy, size_t n,
+                              int* x_field, int* dy_field);
+
 // [format: float32, float16, bfloat16][levels - 1].
 struct UlpTable {
   RunUlpKernel run[3][kMaxLevels];
@@ -105,6 +140,8 @@ struct UlpTable {
   ExtentKernel extent[3];
   HalfRunKernel half_run;
   HalfRowsKernel half_rows;
+  WindowRunKernel window_run;
+  FieldsKernel fields;
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

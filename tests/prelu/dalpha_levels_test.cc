@@ -433,6 +433,144 @@ TEST(DalphaLevels, HalfGridTakesEveryFiniteTerm) {
   }
 }
 
+// bfloat16's windowed grid (cpu/prelu_dalpha_ulp.h): where every x and dy
+// lies in its window the run kernel's sum is exact (as an integer count of
+// 2^bottom, checked exactly), at the windows' extremes (the largest and
+// smallest magnitudes, remainders just under half the top level's ulp,
+// both levels at once, zeros) and on random bits at every tail length; one
+// element just above or just below a window, an inf or a NaN makes it
+// misfit. The windows of several sums: centred, and at both ends of the
+// range the grid allows (the products' float32 range).
+uint64_t Bf16(int sign, int field, int mantissa) {
+  return static_cast<uint64_t>(sign << 15 | field << 7 | mantissa);
+}
+
+__int128 WindowUnits(const std::vector<uint64_t>& x,
+                     const std::vector<uint64_t>& dy, int bottom) {
+  __int128 sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double xv = ValueOf(LRELU_DTYPE_BFLOAT16, x[i]);
+    if (xv < 0) {
+      sum += static_cast<__int128>(
+          std::ldexp(xv * ValueOf(LRELU_DTYPE_BFLOAT16, dy[i]), -bottom));
+    }
+  }
+  return sum;
+}
+
+TEST(DalphaLevels, BFloat16WindowIsExactInsideAndMisfitsOutside) {
+  const auto n = static_cast<size_t>(cpu::kMaxRun);
+  const __int128 top_unit = __int128{1} << cpu::kWindowLevelGap;
+  const cpu::BFloat16Window windows[] = {{132, 124}, {33 + 64, 95}, {255, 127}};
+  std::mt19937_64 rng(31);
+  for (const cpu::BFloat16Window& w : windows) {
+    ASSERT_TRUE(w.valid());
+    const int xl = w.x_top - cpu::kWindowBinades, xh = w.x_top - 1;
+    const int dl = w.dy_top - cpu::kWindowBinades, dh = w.dy_top - 1;
+    struct Case {
+      std::string name;
+      std::vector<uint64_t> x, dy;
+      bool inside;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"largest", std::vector<uint64_t>(n, Bf16(1, xh, 127)),
+                     std::vector<uint64_t>(n, Bf16(0, dh, 127)), true});
+    cases.push_back({"smallest", std::vector<uint64_t>(n, Bf16(1, xl, 1)),
+                     std::vector<uint64_t>(n, Bf16(1, dl, 0)), true});
+    // 129^2 2^bottom each: every bit of the bottom level in use.
+    cases.push_back({"smallest, odd",
+                     std::vector<uint64_t>(n - 1, Bf16(1, xl, 1)),
+                     std::vector<uint64_t>(n - 1, Bf16(0, dl, 1)), true});
+    // -2^(ex) * (2 - 2^-7) 2^(ed), ex + ed = bottom + 38: just under half
+    // the top level's ulp (see the header).
+    cases.push_back({"largest remainders",
+                     std::vector<uint64_t>(n, Bf16(1, w.x_top - 16, 0)),
+                     std::vector<uint64_t>(n, Bf16(0, w.dy_top - 24, 127)),
+                     true});
+    Case mixed{"largest, smallest and zeros", {}, {}, true};
+    for (size_t i = 0; i < n; ++i) {
+      mixed.x.push_back(i % 5 == 0   ? Bf16(1, xh, 127)
+                        : i % 5 == 1 ? 0x8000u
+                                     : Bf16(1, xl, 1));
+      mixed.dy.push_back(i % 3 == 0 ? Bf16(static_cast<int>(i % 2), dh, 127)
+                                    : Bf16(0, dl, 1));
+    }
+    cases.push_back(mixed);
+    for (size_t length : {size_t{1}, size_t{5}, size_t{15}, size_t{16},
+                          size_t{17}, size_t{33}, size_t{67}, n}) {
+      Case c{"random " + std::to_string(length), {}, {}, true};
+      for (size_t i = 0; i < length; ++i) {
+        const uint64_t r = rng();
+        const bool zero = (r & 15) == 0;
+        c.x.push_back(zero ? 0
+                           : Bf16(r >> 4 & 1,
+                                  xl + static_cast<int>((r >> 5) % 32),
+                                  static_cast<int>(r >> 12 & 127)));
+        c.dy.push_back(Bf16(r >> 20 & 1, dl + static_cast<int>((r >> 21) % 32),
+                            static_cast<int>(r >> 28 & 127)));
+      }
+      cases.push_back(c);
+    }
+    const Case base = cases.back();
+    const std::pair<const char*, uint64_t> outside_x[] = {
+        {"x above", Bf16(1, std::min(w.x_top, 255), 0)},
+        {"x below", Bf16(1, xl - 1, 5)},
+        {"x positive above", Bf16(0, std::min(w.x_top, 255), 0)},
+        {"x NaN", 0xffc1u}};
+    for (const auto& [name, bits] : outside_x) {
+      Case c = base;
+      c.name = name;
+      c.x[n / 3] = bits;
+      c.inside = false;
+      cases.push_back(c);
+    }
+    const std::pair<const char*, uint64_t> outside_dy[] = {
+        {"dy above", Bf16(0, std::min(w.dy_top, 255), 0)},
+        {"dy below", Bf16(0, dl - 1, 0)},
+        {"dy inf", 0x7f80u}};
+    for (const auto& [name, bits] : outside_dy) {
+      Case c = base;
+      c.name = name;
+      c.dy[n - 1] = bits;  // in the last vector
+      c.inside = false;
+      cases.push_back(c);
+    }
+    for (const cpu::Target& t : cpu::RunnableTargets()) {
+      if (std::string(t.name) == "SCALAR") continue;  // general levels only
+      const cpu::UlpTable& table = cpu::UlpFor(t.bit);
+      for (const Case& c : cases) {
+        const std::string what = std::string(t.name) + " window " +
+                                 std::to_string(w.x_top) + "/" +
+                                 std::to_string(w.dy_top) + " " + c.name;
+        const std::vector<unsigned char> xb = Store(LRELU_DTYPE_BFLOAT16, c.x),
+                                         dyb =
+                                             Store(LRELU_DTYPE_BFLOAT16, c.dy);
+        int64_t units[2];
+        const bool fits =
+            table.window_run(xb.data(), dyb.data(), c.x.size(), w, units);
+        ASSERT_EQ(fits, c.inside) << what;
+        if (fits) {
+          // In units of the last bit any product can have, from the
+          // windows themselves (not from the grid under test).
+          const int lsb = (w.x_top - cpu::kWindowBinades - 134) +
+                          (w.dy_top - cpu::kWindowBinades - 134);
+          ASSERT_GE(w.bottom(), lsb) << what;
+          const __int128 scale = __int128{1} << (w.bottom() - lsb);
+          ASSERT_EQ(Text((units[0] + units[1] * top_unit) * scale),
+                    Text(WindowUnits(c.x, c.dy, lsb)))
+              << what;
+        }
+        int x_field, dy_field;
+        table.fields(xb.data(), dyb.data(), c.x.size(), &x_field, &dy_field);
+        if (c.inside) {
+          ASSERT_LT(x_field, w.x_top) << what;
+          ASSERT_LT(dy_field, w.dy_top) << what;
+        }
+      }
+    }
+  }
+}
+
 // Blocks at different scales, one too wide for kMaxLevels (the slots); for
 // float32 and bfloat16, terms with bits below the bottom level of the grid
 // in use follow a narrow block twice (first, and after the grid has had

@@ -252,31 +252,17 @@ bool ProductBins::AddToLevels(int format, int precision, const char* x,
 
 bool ProductBins::AddToWindow(const char* x, const char* dy, int64_t n,
                               reference::BinnedSum* bins) {
-  // After a few runs in a row that fitted no window, try one run in 64.
-  if (window_misses_ >= kWindowMisses && (++window_skipped_ & 63) != 0) {
-    return false;
-  }
   const auto count = static_cast<size_t>(n);
   int64_t units[2];
-  if (!window_.valid() || !ulp_fn_->window_run(x, dy, count, window_, units)) {
-    // No window yet, or an element outside it: the windows under this
-    // run's largest x and dy. The same windows again mean an element lies
-    // below them: a miss.
-    int x_field, dy_field;
-    ulp_fn_->fields(x, dy, count, &x_field, &dy_field);
-    BFloat16Window fresh;
-    fresh.x_top = std::max(x_field + 1, kWindowBinades + 1);
-    fresh.dy_top = std::max(dy_field + 1, kWindowBinades + 1);
-    if (!fresh.valid() ||
-        (fresh.x_top == window_.x_top && fresh.dy_top == window_.dy_top) ||
-        !ulp_fn_->window_run(x, dy, count, fresh, units)) {
-      ++window_misses_;
-      return false;
-    }
-    window_ = fresh;
-  }
-  window_misses_ = 0;
-  const int b = window_.bottom();
+  const bool fits = window_.Fit(
+      [&](const BFloat16Window& w) {
+        return ulp_fn_->window_run(x, dy, count, w, units);
+      },
+      [&](int* x_field, int* dy_field) {
+        ulp_fn_->fields(x, dy, count, x_field, dy_field);
+      });
+  if (!fits) return false;
+  const int b = window_.window().bottom();
   if (units[0] != 0) bins->AddScaled(units[0], b);
   if (units[1] != 0) bins->AddScaled(units[1], b + kWindowLevelGap);
   return true;
@@ -376,9 +362,13 @@ void ChannelBins::AddRows(lrelu_dtype_t dtype, const char* x, int64_t x_row,
   while (rows > 0) {
     const int64_t n = std::min(rows, kMaxRun);
     if (level_rows_ + n > kMaxLevelRows) FlushLevels(bins, sums);
-    if (format == 1 ? !AddHalfRows(x, x_row, dy, dy_row, n, bins, sums)
-                    : !AddToLevels(format, precision, x, x_row, dy, dy_row, n,
-                                   bins, sums)) {
+    const bool added =
+        format == 1 ? AddHalfRows(x, x_row, dy, dy_row, n, bins, sums)
+                    : (format == 2 &&
+                       AddWindowRows(x, x_row, dy, dy_row, n, bins, sums)) ||
+                          AddToLevels(format, precision, x, x_row, dy, dy_row,
+                                      n, bins, sums);
+    if (!added) {
       for (int64_t i = 0; i < n; ++i) {
         AddRow(dtype, x + i * x_row, dy + i * dy_row, bins, sums);
       }
@@ -442,6 +432,37 @@ bool ChannelBins::AddHalfRows(const char* x, int64_t x_row, const char* dy,
   for (int64_t i = 0; i < c; ++i) {
     if (trial_[i] != 0) bins[i].AddScaled(trial_[i], kHalfBottom);
     if (trial_[c + i] != 0) bins[i].AddScaled(trial_[c + i], kHalfTop);
+    if (bins[i].count() > (uint64_t{1} << 42)) bins[i].FlushInto(&sums[i]);
+  }
+  return true;
+}
+
+bool ChannelBins::AddWindowRows(const char* x, int64_t x_row, const char* dy,
+                                int64_t dy_row, int64_t rows,
+                                reference::BinnedSum* bins,
+                                reference::ExactSum* sums) {
+  const int64_t c = channels_;
+  const bool fits = window_.Fit(
+      [&](const BFloat16Window& w) {
+        return ulp_fn_->window_rows(x, x_row, dy, dy_row, rows, c, w,
+                                    acc_.data(), trial_.data());
+      },
+      [&](int* x_field, int* dy_field) {
+        for (int64_t r = 0; r < rows; ++r) {
+          int xf, df;
+          ulp_fn_->fields(x + r * x_row, dy + r * dy_row,
+                          static_cast<size_t>(c), &xf, &df);
+          *x_field = std::max(*x_field, xf);
+          *dy_field = std::max(*dy_field, df);
+        }
+      });
+  if (!fits) return false;
+  const int b = window_.window().bottom();
+  for (int64_t i = 0; i < c; ++i) {
+    if (trial_[i] != 0) bins[i].AddScaled(trial_[i], b);
+    if (trial_[c + i] != 0) {
+      bins[i].AddScaled(trial_[c + i], b + kWindowLevelGap);
+    }
     if (bins[i].count() > (uint64_t{1} << 42)) bins[i].FlushInto(&sums[i]);
   }
   return true;

@@ -113,11 +113,8 @@ class ProductBins {
   // The levels' kernels and grid (kept across flushes).
   const UlpTable* ulp_fn_;
   GridChoice grid_;
-  // bfloat16's windows, and the runs in a row that fitted none.
-  static constexpr int kWindowMisses = 4;
-  BFloat16Window window_;
-  int window_misses_ = 0;
-  uint32_t window_skipped_ = 0;
+  // bfloat16's windows.
+  WindowChoice window_;
 };
 
 // One ProductBins-like set of slots per channel, for rows whose elements
@@ -160,6 +157,11 @@ class ChannelBins {
   bool AddHalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
                    int64_t rows, reference::BinnedSum* bins,
                    reference::ExactSum* sums);
+  // bfloat16's windowed grid for `rows` rows; false (nothing added) when
+  // no window fits.
+  bool AddWindowRows(const char* x, int64_t x_row, const char* dy,
+                     int64_t dy_row, int64_t rows, reference::BinnedSum* bins,
+                     reference::ExactSum* sums);
 
   const TermsTable* terms_fn_ = nullptr;
   int64_t channels_ = 0;
@@ -178,6 +180,7 @@ class ChannelBins {
   int64_t level_rows_ = 0;
   std::vector<double> acc_;
   std::vector<int64_t> units_, trial_;
+  WindowChoice window_;  // bfloat16's
 };
 
 }  // namespace lrelu::cpu

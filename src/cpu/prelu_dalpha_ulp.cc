@@ -477,6 +477,98 @@ bool WindowRun(const void* xp, const void* dyp, size_t n,
 #endif
 }
 
+// Whether one bfloat16 pattern lies in the window from lo (scalar form of
+// OutsideWindow).
+inline bool InsideWindow(uint16_t bits, uint16_t lo) {
+  const auto magnitude = static_cast<uint16_t>(bits & 0x7fff);
+  return magnitude == 0 ||
+         static_cast<uint16_t>(magnitude - lo) < (kWindowBinades << 7);
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// One row's step over 2 * Lanes(d) channels (channel order kept: the
+// widening promotes, it does not unpack), the levels' accumulators in
+// memory (top at acc, bottom `stride` after).
+template <class D, class V16>
+HWY_INLINE void WindowRowStep(D d, const uint16_t* x, const uint16_t* dy,
+                              V16 x_lo, V16 dy_lo, V16* outside, double* acc,
+                              int64_t stride) {
+  const hn::Repartition<float, D> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  const hn::Half<decltype(df)> dh;
+  const auto xb = hn::LoadU(d16, x);
+  const auto dyb = hn::LoadU(d16, dy);
+  *outside = hn::Or(*outside, hn::Or(OutsideWindow(d16, xb, x_lo),
+                                     OutsideWindow(d16, dyb, dy_lo)));
+  const auto t = hn::Mul(hn::Min(BFloat16BitsToFloat(df, xb), hn::Zero(df)),
+                         BFloat16BitsToFloat(df, dyb));
+  const size_t lanes = hn::Lanes(d);
+  auto top0 = hn::LoadU(d, acc), top1 = hn::LoadU(d, acc + lanes);
+  auto bottom0 = hn::LoadU(d, acc + stride);
+  auto bottom1 = hn::LoadU(d, acc + stride + lanes);
+  FixedDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, t)), &top0, &bottom0);
+  FixedDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, t)), &top1, &bottom1);
+  hn::StoreU(top0, d, acc);
+  hn::StoreU(top1, d, acc + lanes);
+  hn::StoreU(bottom0, d, acc + stride);
+  hn::StoreU(bottom1, d, acc + stride + lanes);
+}
+#endif
+
+bool WindowRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+                int64_t rows, int64_t channels, const BFloat16Window& w,
+                double* acc, int64_t* units) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)x, (void)x_row, (void)dy, (void)dy_row, (void)rows, (void)channels,
+      (void)w, (void)acc, (void)units;
+  return false;
+#else
+  const hn::ScalableTag<double> d;
+  const hn::CappedTag<double, 1> d1;
+  const hn::Rebind<uint16_t, hn::Repartition<float, decltype(d)>> d16;
+  const auto step = static_cast<int64_t>(2 * hn::Lanes(d));
+  const int b = w.bottom();
+  const double top0 = FixedStart(b + kWindowLevelGap), bottom0 = FixedStart(b);
+  std::fill(acc, acc + channels, top0);
+  std::fill(acc + channels, acc + 2 * channels, bottom0);
+  const auto x_lo16 = static_cast<uint16_t>((w.x_top - kWindowBinades) << 7);
+  const auto dy_lo16 = static_cast<uint16_t>((w.dy_top - kWindowBinades) << 7);
+  const auto x_lo = hn::Set(d16, x_lo16), dy_lo = hn::Set(d16, dy_lo16);
+  auto outside = hn::Zero(d16);
+  bool outside_tail = false;
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto* xr = reinterpret_cast<const uint16_t*>(x + r * x_row);
+    const auto* dyr = reinterpret_cast<const uint16_t*>(dy + r * dy_row);
+    int64_t ch = 0;
+    for (; ch + step <= channels; ch += step) {
+      WindowRowStep(d, xr + ch, dyr + ch, x_lo, dy_lo, &outside, acc + ch,
+                    channels);
+    }
+    for (; ch < channels; ++ch) {
+      outside_tail = outside_tail || !InsideWindow(xr[ch], x_lo16) ||
+                     !InsideWindow(dyr[ch], dy_lo16);
+      auto t = hn::LoadU(d1, acc + ch), u = hn::LoadU(d1, acc + channels + ch);
+      FixedDeposit(Term<Load16<false>>(d1, xr + ch, dyr + ch), &t, &u);
+      hn::StoreU(t, d1, acc + ch);
+      hn::StoreU(u, d1, acc + channels + ch);
+    }
+  }
+  if (outside_tail || !hn::AllTrue(d16, hn::Eq(outside, hn::Zero(d16)))) {
+    return false;
+  }
+  auto finite = hn::FirstN(d1, 1);
+  const hn::RebindToSigned<decltype(d1)> di1;
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    for (int level = 0; level < 2; ++level) {
+      const auto u = FixedUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
+                                level == 0 ? top0 : bottom0, &finite);
+      units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
+    }
+  }
+  return hn::AllTrue(d1, finite);
+#endif
+}
+
 void WindowFields(const void* xp, const void* dyp, size_t n, int* x_field,
                   int* dy_field) {
   const auto* x = static_cast<const uint16_t*>(xp);
@@ -518,6 +610,7 @@ void FillUlpTable(UlpTable* table) {
   table->half_run = &HalfRun;
   table->half_rows = &HalfRows;
   table->window_run = &WindowRun;
+  table->window_rows = &WindowRows;
   table->fields = &WindowFields;
 }
 

@@ -129,9 +129,58 @@ struct BFloat16Window {
 // are then unusable). w.valid().
 using WindowRunKernel = bool (*)(const void* x, const void* dy, size_t n,
                                  const BFloat16Window& w, int64_t* units);
+// The rows form (as HalfRowsKernel) on window w's grid: units[c] in units
+// of 2^w.bottom(), units[channels + c] of 2^(w.bottom() + kWindowLevelGap).
+using WindowRowsKernel = bool (*)(const char* x, int64_t x_row, const char* dy,
+                                  int64_t dy_row, int64_t rows,
+                                  int64_t channels, const BFloat16Window& w,
+                                  double* acc, int64_t* units);
 // The largest exponent fields of x and of dy over a bfloat16 run.
 using FieldsKernel = void (*)(const void* x, const void* dy, size_t n,
                               int* x_field, int* dy_field);
+
+// The bfloat16 windows a stream of runs (or rows) is summed on: kept
+// from run to run, chosen again on a misfit from the run's largest x and
+// dy; after kMisses runs in a row that fitted none, tried on one run in
+// 64 only (data of too wide a range would otherwise pay a second pass
+// every time).
+class WindowChoice {
+ public:
+  const BFloat16Window& window() const { return window_; }
+
+  // `kernel(w)` sums the run on windows w (false: an element outside);
+  // `fields(&x_field, &dy_field)` gives its largest exponent fields. True
+  // when the run was summed, on window().
+  template <class Kernel, class Fields>
+  bool Fit(Kernel&& kernel, Fields&& fields) {
+    if (misses_ >= kMisses && (++skipped_ & 63) != 0) return false;
+    if (!window_.valid() || !kernel(window_)) {
+      // The same windows again mean an element lies below them: a miss.
+      int x_field = 0, dy_field = 0;
+      fields(&x_field, &dy_field);
+      BFloat16Window fresh;
+      fresh.x_top =
+          x_field + 1 > kWindowBinades ? x_field + 1 : kWindowBinades + 1;
+      fresh.dy_top =
+          dy_field + 1 > kWindowBinades ? dy_field + 1 : kWindowBinades + 1;
+      if (!fresh.valid() ||
+          (fresh.x_top == window_.x_top && fresh.dy_top == window_.dy_top) ||
+          !kernel(fresh)) {
+        ++misses_;
+        return false;
+      }
+      window_ = fresh;
+    }
+    misses_ = 0;
+    return true;
+  }
+
+ private:
+  static constexpr int kMisses = 4;
+  BFloat16Window window_;
+  int misses_ = 0;
+  uint32_t skipped_ = 0;
+};
 
 // [format: float32, float16, bfloat16][levels - 1].
 struct UlpTable {
@@ -141,6 +190,7 @@ struct UlpTable {
   HalfRunKernel half_run;
   HalfRowsKernel half_rows;
   WindowRunKernel window_run;
+  WindowRowsKernel window_rows;
   FieldsKernel fields;
 };
 

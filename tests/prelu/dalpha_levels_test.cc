@@ -560,6 +560,40 @@ TEST(DalphaLevels, BFloat16WindowIsExactInsideAndMisfitsOutside) {
                     Text(WindowUnits(c.x, c.dy, lsb)))
               << what;
         }
+        // Rows: 11 channels (a vector step and a scalar tail on AVX2),
+        // channel k holding the case's data rotated by k rows.
+        const int64_t channels = 11;
+        const size_t rows = c.x.size();
+        std::vector<uint64_t> xr, dyr;
+        for (size_t i = 0; i < rows; ++i) {
+          for (int64_t k = 0; k < channels; ++k) {
+            xr.push_back(c.x[(i + static_cast<size_t>(k)) % rows]);
+            dyr.push_back(c.dy[(i + static_cast<size_t>(k)) % rows]);
+          }
+        }
+        const std::vector<unsigned char> xrb = Store(LRELU_DTYPE_BFLOAT16, xr),
+                                         dyrb =
+                                             Store(LRELU_DTYPE_BFLOAT16, dyr);
+        std::vector<double> acc(2 * channels);
+        std::vector<int64_t> ru(2 * channels);
+        const bool rows_fit = table.window_rows(
+            reinterpret_cast<const char*>(xrb.data()), 2 * channels,
+            reinterpret_cast<const char*>(dyrb.data()), 2 * channels,
+            static_cast<int64_t>(rows), channels, w, acc.data(), ru.data());
+        ASSERT_EQ(rows_fit, c.inside) << what << " rows";
+        if (rows_fit) {
+          const int lsb = (w.x_top - cpu::kWindowBinades - 134) +
+                          (w.dy_top - cpu::kWindowBinades - 134);
+          const __int128 scale = __int128{1} << (w.bottom() - lsb);
+          const __int128 expected = WindowUnits(c.x, c.dy, lsb);
+          for (int64_t k = 0; k < channels; ++k) {
+            const __int128 got =
+                ru[static_cast<size_t>(k)] +
+                ru[static_cast<size_t>(channels + k)] * top_unit;
+            ASSERT_EQ(Text(got * scale), Text(expected))
+                << what << " rows, channel " << k;
+          }
+        }
         int x_field, dy_field;
         table.fields(xb.data(), dyb.data(), c.x.size(), &x_field, &dy_field);
         if (c.inside) {

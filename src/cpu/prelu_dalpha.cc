@@ -429,12 +429,19 @@ bool ChannelBins::AddHalfRows(const char* x, int64_t x_row, const char* dy,
                           trial_.data())) {
     return false;
   }
+  AddFixedLevels(kHalfBottom, kHalfTop, bins, sums);
+  return true;
+}
+
+void ChannelBins::AddFixedLevels(int bottom, int top,
+                                 reference::BinnedSum* bins,
+                                 reference::ExactSum* sums) {
+  const int64_t c = channels_;
   for (int64_t i = 0; i < c; ++i) {
-    if (trial_[i] != 0) bins[i].AddScaled(trial_[i], kHalfBottom);
-    if (trial_[c + i] != 0) bins[i].AddScaled(trial_[c + i], kHalfTop);
+    if (trial_[i] != 0) bins[i].AddScaled(trial_[i], bottom);
+    if (trial_[c + i] != 0) bins[i].AddScaled(trial_[c + i], top);
     if (bins[i].count() > (uint64_t{1} << 42)) bins[i].FlushInto(&sums[i]);
   }
-  return true;
 }
 
 bool ChannelBins::AddWindowRows(const char* x, int64_t x_row, const char* dy,
@@ -458,13 +465,7 @@ bool ChannelBins::AddWindowRows(const char* x, int64_t x_row, const char* dy,
       });
   if (!fits) return false;
   const int b = window_.window().bottom();
-  for (int64_t i = 0; i < c; ++i) {
-    if (trial_[i] != 0) bins[i].AddScaled(trial_[i], b);
-    if (trial_[c + i] != 0) {
-      bins[i].AddScaled(trial_[c + i], b + kWindowLevelGap);
-    }
-    if (bins[i].count() > (uint64_t{1} << 42)) bins[i].FlushInto(&sums[i]);
-  }
+  AddFixedLevels(b, b + kWindowLevelGap, bins, sums);
   return true;
 }
 

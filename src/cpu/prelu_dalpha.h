@@ -157,6 +157,10 @@ class ChannelBins {
   bool AddHalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
                    int64_t rows, reference::BinnedSum* bins,
                    reference::ExactSum* sums);
+  // Adds trial_'s two fixed levels, units of 2^bottom at [c] and of 2^top
+  // at [channels + c], to each channel's bins.
+  void AddFixedLevels(int bottom, int top, reference::BinnedSum* bins,
+                      reference::ExactSum* sums);
   // bfloat16's windowed grid for `rows` rows; false (nothing added) when
   // no window fits.
   bool AddWindowRows(const char* x, int64_t x_row, const char* dy,

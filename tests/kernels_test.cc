@@ -234,7 +234,8 @@ HWY_NOINLINE void TestKernelTable() {
   KernelTable table;
   FillKernelTable(&table);
   std::mt19937_64 rng(12);
-  const double alphas[] = {0.01, -0.5, 3.0, 1.0, 0.0, HUGE_VAL, std::nan("")};
+  const double alphas[] = {0.01, -0.5, 1.5,      3.0,
+                           1.0,  0.0,  HUGE_VAL, std::nan("")};
   for (lrelu_dtype_t dtype : lt::AllDTypes()) {
     const size_t size = lrelu_dtype_size(dtype);
     // Past two unrolled blocks of the widest vector (64 bytes), plus a tail.

@@ -30,6 +30,13 @@ bool DestroyExecutor(lrelu_executor* e);
 // PReLU planner validates its options and x/y layouts through it).
 lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan);
 
+// Options that plan as the defaults do on the CPU, but for the thread
+// count and a pool: NULL, or this header's struct naming the CPU, device
+// 0, no variant (or "auto"), no target and no stream. The one-shot calls'
+// short ways (LeakyReLU's run_unplanned, PReLU's row mode without a plan)
+// take only these.
+bool CpuDefaultOptions(const lrelu_options_t* options);
+
 // PReLU's CPU executors (api/prelu.cc): whether plan is one, and
 // lrelu_executor_bind for them (data: {x, alpha, y} or {dy, x, alpha, dx,
 // dalpha}, NULL where planned without dx or dalpha).

@@ -132,24 +132,15 @@ lrelu_status_t CheckOptions(const lrelu_options_t* options) {
 
 bool Unnamed(const char* name) { return name == nullptr || name[0] == '\0'; }
 
-// Options that plan as the defaults do on the CPU: NULL, or this header's
-// struct naming no backend but the CPU, no device, variant (or "auto"),
-// target, pool or stream (any thread count: the short way runs only what
-// is one task for every count).
-bool DefaultCpuOptions(const lrelu_options_t* o) {
-  return o == nullptr ||
-         (o->struct_size == sizeof(lrelu_options_t) &&
-          o->backend == LRELU_BACKEND_CPU && o->device == 0 &&
-          (Unnamed(o->variant) || std::strcmp(o->variant, "auto") == 0) &&
-          Unnamed(o->cpu_target) && o->thread_pool == nullptr &&
-          o->stream == nullptr);
-}
-
 // A one-shot call's dense run without a plan where the CPU backend takes
 // it (Backend::run_unplanned): validation is all a small call then pays.
-bool RunUnplanned(const DenseRun& run) {
+// Only with the default options and no pool (any thread count: the short
+// way runs only what is one task for every count).
+bool RunUnplanned(const lrelu_options_t* options, const DenseRun& run) {
   const Backend& cpu = CpuBackend();
-  return cpu.run_unplanned != nullptr && cpu.run_unplanned(run);
+  return CpuDefaultOptions(options) &&
+         (options == nullptr || options->thread_pool == nullptr) &&
+         cpu.run_unplanned != nullptr && cpu.run_unplanned(run);
 }
 
 lrelu_status_t Execute(const Plan& plan, void* workspace, size_t workspace_size,
@@ -226,13 +217,15 @@ lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
                                 const lrelu_tensor_t* y,
                                 const lrelu_options_t* options) {
   lrelu::DenseRun run;
-  if (lrelu::DefaultCpuOptions(options) &&
-      lrelu::DenseForwardRun(x, alpha, y, &run) && lrelu::RunUnplanned(run)) {
-    return LRELU_STATUS_OK;
-  }
+  const bool dense = lrelu::DenseForwardRun(x, alpha, y, &run);
+  if (dense && lrelu::RunUnplanned(options, run)) return LRELU_STATUS_OK;
   Plan plan;
-  lrelu_status_t status =
-      lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+  lrelu_status_t status = LRELU_STATUS_OK;
+  if (dense) {
+    lrelu::BuildDenseForward(run, &plan.problem);
+  } else {
+    status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+  }
   if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
   if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
     status = lrelu::Fail(LRELU_STATUS_INTERNAL,
@@ -266,8 +259,8 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
       lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
   const lrelu::Problem& p = plan.problem;
   if (status == LRELU_STATUS_OK && p.dense &&
-      lrelu::DefaultCpuOptions(options) &&
-      lrelu::RunUnplanned({p.op, p.dtype, p.v, p.s, p.out, p.n, p.alpha})) {
+      lrelu::RunUnplanned(options,
+                          {p.op, p.dtype, p.v, p.s, p.out, p.n, p.alpha})) {
     return LRELU_STATUS_OK;
   }
   if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
@@ -416,6 +409,14 @@ size_t lrelu_hardware_threads(void) { return lrelu::cpu::HardwareThreads(); }
 }  // extern "C"
 
 namespace lrelu {
+
+bool CpuDefaultOptions(const lrelu_options_t* o) {
+  return o == nullptr ||
+         (o->struct_size == sizeof(lrelu_options_t) &&
+          o->backend == LRELU_BACKEND_CPU && o->device == 0 &&
+          (Unnamed(o->variant) || std::strcmp(o->variant, "auto") == 0) &&
+          Unnamed(o->cpu_target) && o->stream == nullptr);
+}
 
 lrelu_status_t PlanOnBackend(const lrelu_options_t* given, Plan* plan) {
   lrelu_options_t options;

@@ -41,8 +41,8 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   // Rows unless they are strided, or alpha is constant along them and a
   // variant other than the reference is forced (LeakyReLU's own plans serve
   // those, one view per alpha element).
-  const bool forced =
-      p.has_variant && p.variant != "auto" && p.variant != "reference";
+  const bool forced = p.has_variant && !p.variant.empty() &&
+                      p.variant != "auto" && p.variant != "reference";
   const bool row_mode = has_out && p.x.n > 0 && RowsAreDense(layout) &&
                         !(forced && layout.as[layout.rank - 1] == 0);
   if (row_mode && !(p.backward && p.has_dalpha)) {
@@ -267,8 +267,7 @@ lrelu_status_t BuildBackward(const lrelu_tensor_t* dy, const lrelu_tensor_t* x,
 // without a plan: x, v, out and alpha of one dtype without strides, x's
 // extents positive and at most 2^40 elements, rank <= kQuickRank, v and out
 // of x's shape, alpha broadcasting to x, out identical to x or v or
-// disjoint from each, and disjoint from alpha; options NULL or this
-// header's struct for the CPU with neither variant nor target. Returns
+// disjoint from each, and disjoint from alpha; CpuDefaultOptions. Returns
 // false for anything else, valid or not, having written nothing: the
 // general path then checks (and words any error). The general path's two
 // layers of checks, its plan and views cost a 64-element call ~0.3 us
@@ -281,21 +280,13 @@ bool QuickRows(bool backward, const lrelu_tensor_t* x, const lrelu_tensor_t* v,
   if (x == nullptr || v == nullptr || alpha == nullptr || out == nullptr) {
     return false;
   }
-  const lrelu_thread_pool_t* pool = nullptr;
-  size_t threads = 0;
-  if (options != nullptr) {
-    if (options->struct_size != sizeof(lrelu_options_t) ||
-        options->backend != LRELU_BACKEND_CPU || options->device != 0 ||
-        options->variant != nullptr || options->cpu_target != nullptr ||
-        options->stream != nullptr) {
-      return false;
-    }
-    pool = options->thread_pool;
-    if (pool != nullptr &&
-        (pool->parallel_for == nullptr || pool->concurrency == 0)) {
-      return false;
-    }
-    threads = options->threads;
+  if (!CpuDefaultOptions(options)) return false;
+  const lrelu_thread_pool_t* pool =
+      options != nullptr ? options->thread_pool : nullptr;
+  const size_t threads = options != nullptr ? options->threads : 0;
+  if (pool != nullptr &&
+      (pool->parallel_for == nullptr || pool->concurrency == 0)) {
+    return false;
   }
   const lrelu_dtype_t dtype = x->dtype;
   const int rank = x->rank;

@@ -278,21 +278,6 @@ void Normalize(const Checked& v, const Checked& s, const Checked& out,
                            p->s_strides[0] == 1 && p->out_strides[0] == 1);
 }
 
-// lrelu_dtype_size without the call through the shared library's PLT.
-inline size_t ElemSize(lrelu_dtype_t dtype) {
-  switch (dtype) {
-    case LRELU_DTYPE_FLOAT32:
-      return 4;
-    case LRELU_DTYPE_FLOAT16:
-    case LRELU_DTYPE_BFLOAT16:
-      return 2;
-    case LRELU_DTYPE_FLOAT64:
-      return 8;
-    default:
-      return 0;
-  }
-}
-
 void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
                  Problem* p) {
   p->op = op;
@@ -308,21 +293,6 @@ void InitProblem(Op op, lrelu_dtype_t dtype, double alpha, int64_t n,
   p->rank = 0;
   p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, 0};
   p->v_is_out = p->s_is_out = false;
-}
-
-// The problem of a DenseForwardRun.
-void BuildDenseForward(const DenseRun& run, Problem* p) {
-  InitProblem(Op::kForward, run.dtype, run.alpha, run.n, p);
-  const auto bytes =
-      static_cast<int64_t>(static_cast<size_t>(run.n) * ElemSize(run.dtype));
-  p->v = p->s = run.v;
-  p->out = run.out;
-  p->in_place = run.v == run.out;
-  p->v_is_out = p->s_is_out = p->in_place;
-  p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, bytes - 1};
-  p->rank = 1;
-  p->shape[0] = run.n;
-  p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
 }
 
 }  // namespace
@@ -341,6 +311,20 @@ float AlphaToFloat32(double alpha) {
   }
 #endif
   return RoundToFloat32(alpha);
+}
+
+void BuildDenseForward(const DenseRun& run, Problem* p) {
+  InitProblem(Op::kForward, run.dtype, run.alpha, run.n, p);
+  const auto bytes =
+      static_cast<int64_t>(static_cast<size_t>(run.n) * ElemSize(run.dtype));
+  p->v = p->s = run.v;
+  p->out = run.out;
+  p->in_place = run.v == run.out;
+  p->v_is_out = p->s_is_out = p->in_place;
+  p->v_reach = p->s_reach = p->out_reach = Problem::Reach{0, 0, bytes - 1};
+  p->rank = 1;
+  p->shape[0] = run.n;
+  p->v_strides[0] = p->s_strides[0] = p->out_strides[0] = 1;
 }
 
 // Small calls are dominated by this cost, so it is one pass.

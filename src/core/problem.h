@@ -90,6 +90,22 @@ lrelu_status_t PlaceBound(const char* name, const void* data, int64_t n,
 // same data (in place) or no shared byte; LRELU_STATUS_OVERLAP otherwise.
 lrelu_status_t CheckRelation(const Bound& in, const Bound& out, bool same);
 
+// lrelu_dtype_size without the call through the shared library's PLT
+// (0 for any other dtype).
+inline size_t ElemSize(lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT32:
+      return 4;
+    case LRELU_DTYPE_FLOAT16:
+    case LRELU_DTYPE_BFLOAT16:
+      return 2;
+    case LRELU_DTYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
 // One dense run of elements, everything a kernel needs: the one-shot
 // call's short way (Backend::run_unplanned) takes it without a Problem.
 struct DenseRun {
@@ -108,6 +124,10 @@ struct DenseRun {
 // then validates (and words any error).
 bool DenseForwardRun(const lrelu_tensor_t* x, double alpha,
                      const lrelu_tensor_t* y, DenseRun* run);
+
+// The problem of a DenseForwardRun (what BuildForwardProblem gives for
+// those tensors).
+void BuildDenseForward(const DenseRun& run, Problem* p);
 
 // alpha rounded to float32 once, to nearest whatever the caller's rounding
 // mode (the hardware conversion where that gives the same bits).

@@ -284,9 +284,7 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 bool CpuRunUnplanned(const DenseRun& run) {
   constexpr int64_t kMaxElements = int64_t{1} << 20;  // no overflow below
   if (run.n <= 0 || run.n >= kMaxElements) return false;
-  const size_t elem = run.dtype == LRELU_DTYPE_FLOAT64   ? 8
-                      : run.dtype == LRELU_DTYPE_FLOAT32 ? 4
-                                                         : 2;
+  const size_t elem = ElemSize(run.dtype);
   const size_t operands = run.op == Op::kForward ? 2 : 3;
   const auto n = static_cast<size_t>(run.n);
   if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype) ||

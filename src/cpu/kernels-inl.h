@@ -304,39 +304,36 @@ void Contiguous(const KernelArgs& args) {
   if (kStream) hwy::FlushStream();
 }
 
-// Forward kernels for finite nonzero alpha: the rule for a positive alpha
-// (see Scaled16) or for any sign, chosen per call by alpha's sign bit.
-template <class Positive, class Finite, bool kStream>
+// Forward kernels for finite nonzero alpha, chosen per call: Finite for a
+// negative alpha (its sign bit); for a positive one, Positive, or AboveOne
+// where alpha > 1 (float32/float64's bounded rules; the same rule for the
+// 16-bit dtypes).
+template <class Positive, class Finite, class AboveOne, bool kStream>
 void ForwardBySign(const KernelArgs& args) {
   uint32_t bits;
   std::memcpy(&bits, &args.alpha32, sizeof(bits));
-  if ((bits >> 31) == 0) {
-    Contiguous<Positive, true, kStream>(args);
-  } else {
+  if ((bits >> 31) != 0) {
     Contiguous<Finite, true, kStream>(args);
+    return;
   }
-}
-
-// Forward kernels for finite nonzero alpha, float32/float64: the bounded
-// rules for a positive alpha at most 1 or above 1, else Finite.
-template <lrelu_dtype_t kDType, class Finite, bool kStream>
-void ForwardByRange(const KernelArgs& args) {
-  const bool positive =
-      kDType == LRELU_DTYPE_FLOAT64 ? args.alpha > 0 : args.alpha32 > 0;
-  const bool at_most_one =
-      kDType == LRELU_DTYPE_FLOAT64 ? args.alpha <= 1 : args.alpha32 <= 1;
-  if (!positive) {
-    Contiguous<Finite, true, kStream>(args);
-  } else if (at_most_one) {
-    Contiguous<RuleBounded<kDType, true>, true, kStream>(args);
-  } else {
-    Contiguous<RuleBounded<kDType, false>, true, kStream>(args);
+  if constexpr (!std::is_same<Positive, AboveOne>::value) {
+    // float64 compares its own alpha: 1 + 2^-52 rounds to 1 in float32.
+    const bool above = std::is_same<typename Positive::T, double>::value
+                           ? args.alpha > 1
+                           : args.alpha32 > 1;
+    if (above) {
+      Contiguous<AboveOne, true, kStream>(args);
+      return;
+    }
   }
+  Contiguous<Positive, true, kStream>(args);
 }
 
 // Rules for any alpha (General), for finite nonzero alpha (Finite) and,
-// for the forward pass, for positive finite alpha (Positive; void: none).
-template <class General, class Finite, class Positive = void>
+// for the forward pass, for positive finite alpha (Positive, and AboveOne
+// above 1; void: none).
+template <class General, class Finite, class Positive = void,
+          class AboveOne = Positive>
 void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
   const int t = DTypeIndex(dtype);
   table->forward[t][0][0] = &Contiguous<General, true, false>;
@@ -347,8 +344,8 @@ void FillDType(lrelu_dtype_t dtype, KernelTable* table) {
     table->forward[t][0][1] = &Contiguous<Finite, true, false>;
     table->forward[t][1][1] = &Contiguous<Finite, true, true>;
   } else {
-    table->forward[t][0][1] = &ForwardBySign<Positive, Finite, false>;
-    table->forward[t][1][1] = &ForwardBySign<Positive, Finite, true>;
+    table->forward[t][0][1] = &ForwardBySign<Positive, Finite, AboveOne, false>;
+    table->forward[t][1][1] = &ForwardBySign<Positive, Finite, AboveOne, true>;
   }
   table->backward[t][0][1] = &Contiguous<Finite, false, false>;
   table->backward[t][1][1] = &Contiguous<Finite, false, true>;
@@ -360,19 +357,15 @@ inline void FillKernelTable(KernelTable* table) {
   using F32 = Rule<LRELU_DTYPE_FLOAT32>;
   using F16 = Rule<LRELU_DTYPE_FLOAT16>;
   using F64 = Rule<LRELU_DTYPE_FLOAT64>;
-  FillDType<F32, F32>(LRELU_DTYPE_FLOAT32, table);
+  FillDType<F32, F32, RuleBounded<LRELU_DTYPE_FLOAT32, true>,
+            RuleBounded<LRELU_DTYPE_FLOAT32, false>>(LRELU_DTYPE_FLOAT32,
+                                                     table);
   FillDType<F16, F16, RuleFloat16<true>>(LRELU_DTYPE_FLOAT16, table);
   FillDType<RuleBFloat16<false>, RuleBFloat16<true>, RuleBFloat16<true, true>>(
       LRELU_DTYPE_BFLOAT16, table);
-  FillDType<F64, F64>(LRELU_DTYPE_FLOAT64, table);
-  for (int stream = 0; stream < 2; ++stream) {
-    table->forward[DTypeIndex(LRELU_DTYPE_FLOAT32)][stream][1] =
-        stream ? &ForwardByRange<LRELU_DTYPE_FLOAT32, F32, true>
-               : &ForwardByRange<LRELU_DTYPE_FLOAT32, F32, false>;
-    table->forward[DTypeIndex(LRELU_DTYPE_FLOAT64)][stream][1] =
-        stream ? &ForwardByRange<LRELU_DTYPE_FLOAT64, F64, true>
-               : &ForwardByRange<LRELU_DTYPE_FLOAT64, F64, false>;
-  }
+  FillDType<F64, F64, RuleBounded<LRELU_DTYPE_FLOAT64, true>,
+            RuleBounded<LRELU_DTYPE_FLOAT64, false>>(LRELU_DTYPE_FLOAT64,
+                                                     table);
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

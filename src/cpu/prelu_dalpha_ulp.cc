@@ -298,11 +298,55 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FixedUnits(D d, hn::Vec<D> a,
 
 inline double FixedStart(int ulp) { return Pow2(ulp + 52, uint64_t{1} << 51); }
 
+// A run kernel's result: units[0] and units[1], the bottom and the top
+// level's integers over both sets and every lane; false if one is not
+// finite.
+template <class D>
+HWY_INLINE bool RunUnits(D d, const hn::Vec<D>* top, const hn::Vec<D>* bottom,
+                         double top0, double bottom0, int64_t* units) {
+  const hn::RebindToUnsigned<D> du;
+  auto finite = hn::FirstN(d, hn::Lanes(d));
+  const auto b = hn::Add(FixedUnits(d, bottom[0], bottom0, &finite),
+                         FixedUnits(d, bottom[1], bottom0, &finite));
+  const auto t = hn::Add(FixedUnits(d, top[0], top0, &finite),
+                         FixedUnits(d, top[1], top0, &finite));
+  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, b)));
+  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
+  return hn::AllTrue(d, finite);
+}
+
+// A rows kernel's result from acc ([top, bottom][channel]): units[c] of
+// the bottom level, units[channels + c] of the top; false if one is not
+// finite.
+inline bool ChannelUnits(const double* acc, int64_t channels, double top0,
+                         double bottom0, int64_t* units) {
+  const hn::CappedTag<double, 1> d1;
+  const hn::RebindToSigned<decltype(d1)> di1;
+  auto finite = hn::FirstN(d1, 1);
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    for (int level = 0; level < 2; ++level) {
+      const auto u = FixedUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
+                                level == 0 ? top0 : bottom0, &finite);
+      units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
+    }
+  }
+  return hn::AllTrue(d1, finite);
+}
+
+// One channel of a row in float64 (the rows kernels' tails).
+template <class L, class D1>
+HWY_INLINE void FixedRowElement(D1 d1, const uint16_t* x, const uint16_t* dy,
+                                double* acc, int64_t stride) {
+  auto top = hn::LoadU(d1, acc), bottom = hn::LoadU(d1, acc + stride);
+  FixedDeposit(Term<L>(d1, x, dy), &top, &bottom);
+  hn::StoreU(top, d1, acc);
+  hn::StoreU(bottom, d1, acc + stride);
+}
+
 bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
   const auto* x = static_cast<const uint16_t*>(xp);
   const auto* dy = static_cast<const uint16_t*>(dyp);
   const hn::ScalableTag<double> d;
-  const hn::RebindToUnsigned<decltype(d)> du;
   const size_t step = 2 * hn::Lanes(d);
   const double top0 = FixedStart(kHalfTop), bottom0 = FixedStart(kHalfBottom);
   hn::Vec<decltype(d)> top[2] = {hn::Set(d, top0), hn::Set(d, top0)};
@@ -315,14 +359,7 @@ bool HalfRun(const void* xp, const void* dyp, size_t n, int64_t* units) {
     std::memcpy(dyt, dy + i, (n - i) * sizeof(uint16_t));
     HalfStep(d, xt, dyt, top, bottom);
   }
-  auto finite = hn::FirstN(d, hn::Lanes(d));
-  const auto b = hn::Add(FixedUnits(d, bottom[0], bottom0, &finite),
-                         FixedUnits(d, bottom[1], bottom0, &finite));
-  const auto t = hn::Add(FixedUnits(d, top[0], top0, &finite),
-                         FixedUnits(d, top[1], top0, &finite));
-  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, b)));
-  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
-  return hn::AllTrue(d, finite);
+  return RunUnits(d, top, bottom, top0, bottom0, units);
 }
 
 // One row's step over Lanes(d) or 2 * Lanes(d) channels, the levels'
@@ -338,14 +375,6 @@ HWY_INLINE void HalfRowStep(D d, const uint16_t* x, const uint16_t* dy,
     hn::StoreU(top[k], d, acc + k * hn::Lanes(d));
     hn::StoreU(bottom[k], d, acc + stride + k * hn::Lanes(d));
   }
-}
-template <class D1>
-HWY_INLINE void HalfRowElement(D1 d1, const uint16_t* x, const uint16_t* dy,
-                               double* acc, int64_t stride) {
-  auto top = hn::LoadU(d1, acc), bottom = hn::LoadU(d1, acc + stride);
-  FixedDeposit(Term<Load16<true>>(d1, x, dy), &top, &bottom);
-  hn::StoreU(top, d1, acc);
-  hn::StoreU(bottom, d1, acc + stride);
 }
 
 bool HalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
@@ -364,19 +393,10 @@ bool HalfRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
       HalfRowStep(d, xr + ch, dyr + ch, acc + ch, channels);
     }
     for (; ch < channels; ++ch) {
-      HalfRowElement(d1, xr + ch, dyr + ch, acc + ch, channels);
+      FixedRowElement<Load16<true>>(d1, xr + ch, dyr + ch, acc + ch, channels);
     }
   }
-  auto finite = hn::FirstN(d1, 1);
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    const hn::RebindToSigned<decltype(d1)> di1;
-    for (int level = 0; level < 2; ++level) {
-      const auto u = FixedUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
-                                level == 0 ? top0 : bottom0, &finite);
-      units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
-    }
-  }
-  return hn::AllTrue(d1, finite);
+  return ChannelUnits(acc, channels, top0, bottom0, units);
 }
 
 // bfloat16's windowed grid (prelu_dalpha_ulp.h). Nonzero when a lane of
@@ -438,7 +458,6 @@ bool WindowRun(const void* xp, const void* dyp, size_t n,
   const auto* x = static_cast<const uint16_t*>(xp);
   const auto* dy = static_cast<const uint16_t*>(dyp);
   const hn::ScalableTag<double> d;
-  const hn::RebindToUnsigned<decltype(d)> du;
   const hn::Repartition<uint16_t, decltype(d)> d16;
   const size_t step = hn::Lanes(d16);
   const int b = w.bottom();
@@ -464,16 +483,8 @@ bool WindowRun(const void* xp, const void* dyp, size_t n,
     WindowStep(d, xt, dyt, x_lo, dy_lo, &outside, top, bottom);
   }
   if (!hn::AllTrue(d16, hn::Eq(outside, hn::Zero(d16)))) return false;
-  auto finite = hn::FirstN(d, hn::Lanes(d));
-  auto t = hn::Zero(du), u = hn::Zero(du);
-  for (int k = 0; k < 2; ++k) {
-    u = hn::Add(u, FixedUnits(d, bottom[k], bottom0, &finite));
-    t = hn::Add(t, FixedUnits(d, top[k], top0, &finite));
-  }
-  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, u)));
-  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
-  // Inside the windows every term is finite; kept as a second guard.
-  return hn::AllTrue(d, finite);
+  // Inside the windows every term is finite; the check is a second guard.
+  return RunUnits(d, top, bottom, top0, bottom0, units);
 #endif
 }
 
@@ -547,25 +558,13 @@ bool WindowRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
     for (; ch < channels; ++ch) {
       outside_tail = outside_tail || !InsideWindow(xr[ch], x_lo16) ||
                      !InsideWindow(dyr[ch], dy_lo16);
-      auto t = hn::LoadU(d1, acc + ch), u = hn::LoadU(d1, acc + channels + ch);
-      FixedDeposit(Term<Load16<false>>(d1, xr + ch, dyr + ch), &t, &u);
-      hn::StoreU(t, d1, acc + ch);
-      hn::StoreU(u, d1, acc + channels + ch);
+      FixedRowElement<Load16<false>>(d1, xr + ch, dyr + ch, acc + ch, channels);
     }
   }
   if (outside_tail || !hn::AllTrue(d16, hn::Eq(outside, hn::Zero(d16)))) {
     return false;
   }
-  auto finite = hn::FirstN(d1, 1);
-  const hn::RebindToSigned<decltype(d1)> di1;
-  for (int64_t ch = 0; ch < channels; ++ch) {
-    for (int level = 0; level < 2; ++level) {
-      const auto u = FixedUnits(d1, hn::LoadU(d1, acc + level * channels + ch),
-                                level == 0 ? top0 : bottom0, &finite);
-      units[(1 - level) * channels + ch] = hn::GetLane(hn::BitCast(di1, u));
-    }
-  }
-  return hn::AllTrue(d1, finite);
+  return ChannelUnits(acc, channels, top0, bottom0, units);
 #endif
 }
 

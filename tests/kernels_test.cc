@@ -7,8 +7,12 @@
 // - the table's contiguous loop (head, unrolled body, single vectors, tail),
 //   every entry (forward/gradient x stream x finite alpha), every length up
 //   to two unrolled blocks past a vector, several output alignments, in
-//   place, and no write outside the output.
+//   place, and no write outside the output;
+// - float16's round trip for a positive alpha (F16C targets): exact but for
+//   signalling NaNs, which raise MXCSR's invalid flag, and the table's kernel
+//   that redoes the task then and keeps the caller's flag.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -22,6 +26,10 @@
 #include "hwy/highway.h"
 #include "hwy/tests/test_util-inl.h"
 #include "support/test_data.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 HWY_BEFORE_NAMESPACE();
 // Outside namespace lrelu, so that gtest's `testing::` (in HWY_BEFORE_TEST)
@@ -40,6 +48,7 @@ using ::lrelu::cpu::HWY_NAMESPACE::Rule;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleBFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleBounded;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
+using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16RoundTrip;
 using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
 
 // alpha as the kernels receive it: rounded to float32 once (to nearest).
@@ -269,6 +278,109 @@ HWY_NOINLINE void TestKernelTable() {
   }
 }
 
+bool SignallingHalfNaN(uint16_t h) {
+  return (h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0 && (h & 0x200) == 0;
+}
+
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+constexpr unsigned kInvalid = 1u;  // MXCSR.IE
+
+void SetInvalidFlag(bool set) {
+  const unsigned csr = _mm_getcsr();
+  _mm_setcsr(set ? csr | kInvalid : csr & ~kInvalid);
+}
+
+bool InvalidFlag() { return (_mm_getcsr() & kInvalid) != 0; }
+
+// The round trip on every pattern, one vector of each partial width: lanes
+// match the oracle except at signalling NaNs, and a vector raises the
+// invalid flag exactly when it holds one.
+struct TestRoundTripOnPartialVectors {
+  template <class T, class D>
+  HWY_NOINLINE void operator()(T /*unused*/, D /*d*/) {
+    const hn::Rebind<uint16_t, D> d16;
+    const size_t lanes = hn::Lanes(d16);
+    const auto all = AllPatterns(false);
+    std::vector<uint16_t> out(lanes);
+    for (double alpha : {0.01, 0.5, 1.0 / 3, 1.0, 1.5, 65504.0, 0x1p-24}) {
+      const float alpha32 = Alpha32(alpha);
+      for (size_t i = 0; i + lanes <= all.size(); i += lanes) {
+        const auto v = hn::LoadU(d16, all.data() + i);
+        SetInvalidFlag(false);
+        const auto y = RuleFloat16RoundTrip::Apply(d16, v, v, alpha32, alpha);
+        hn::StoreU(y, d16, out.data());
+        const bool raised = InvalidFlag();
+        bool signalling = false;
+        for (size_t k = 0; k < lanes; ++k) {
+          const uint16_t x = all[i + k];
+          signalling = signalling || SignallingHalfNaN(x);
+          if (!SignallingHalfNaN(x)) {
+            ASSERT_EQ(lt::CompareWithReference(LRELU_DTYPE_FLOAT16, &x, &x,
+                                               &out[k], 1, alpha),
+                      "")
+                << "alpha " << alpha << " on " << lanes << " lanes, "
+                << hwy::TargetName(HWY_TARGET);
+          }
+        }
+        ASSERT_EQ(raised, signalling)
+            << "patterns from " << i << " on " << lanes << " lanes, "
+            << hwy::TargetName(HWY_TARGET);
+      }
+    }
+  }
+};
+#endif
+
+HWY_NOINLINE void TestHalfRoundTrip() {
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+  hn::ForPartialVectors<TestRoundTripOnPartialVectors>()(float());
+  // The table's kernel on all 65,536 patterns out of place (signalling NaNs
+  // in the unrolled body, so the exact kernel redoes the task), and on the
+  // non-signalling ones alone (the round trip's result stands): the
+  // oracle's bits either way, and the caller's invalid flag as it was, or
+  // raised by the signalling NaNs.
+  KernelTable table;
+  FillKernelTable(&table);
+  const int t = DTypeIndex(LRELU_DTYPE_FLOAT16);
+  const auto all = AllPatterns(false);
+  std::vector<uint16_t> quiet;
+  for (uint16_t h : all) {
+    if (!SignallingHalfNaN(h)) quiet.push_back(h);
+  }
+  const std::vector<uint16_t>* inputs[] = {&all, &quiet};
+  for (const std::vector<uint16_t>* x : inputs) {
+    for (int stream = 0; stream < 2; ++stream) {
+      for (bool caller_flag : {false, true}) {
+        for (double alpha : {0.01, 1.5}) {
+          std::vector<uint16_t> y(x->size() + 8);
+          KernelArgs args;
+          args.v = x->data();
+          args.s = x->data();
+          args.out = y.data() + 3;  // not vector-aligned: a head too
+          args.n = x->size();
+          args.alpha32 = Alpha32(alpha);
+          args.alpha = alpha;
+          args.dtype = LRELU_DTYPE_FLOAT16;
+          SetInvalidFlag(caller_flag);
+          table.forward[t][stream][1](args);
+          const bool flag = InvalidFlag();
+          SetInvalidFlag(false);
+          EXPECT_EQ(lt::CompareWithReference(LRELU_DTYPE_FLOAT16, x->data(),
+                                             x->data(), y.data() + 3, x->size(),
+                                             alpha),
+                    "")
+              << "signalling NaNs " << (x == &all) << " stream " << stream
+              << " alpha " << alpha << " " << hwy::TargetName(HWY_TARGET);
+          EXPECT_EQ(flag, caller_flag || x == &all)
+              << "signalling NaNs " << (x == &all) << " caller's flag "
+              << caller_flag << " " << hwy::TargetName(HWY_TARGET);
+        }
+      }
+    }
+  }
+#endif
+}
+
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
 }  // namespace lrelu_kernels_test
@@ -280,5 +392,6 @@ HWY_BEFORE_TEST(KernelsTest);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestRules);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestBFloat16FullVectors);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestKernelTable);
+HWY_EXPORT_AND_TEST_P(KernelsTest, TestHalfRoundTrip);
 }  // namespace lrelu_kernels_test
 #endif  // HWY_ONCE

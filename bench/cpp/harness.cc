@@ -88,6 +88,7 @@ Block TimeOnce(ContenderList& contenders, size_t baseline, const Buffers& p,
     for (size_t i = 0; i < timed.size(); ++i) {
       if (!block.cells[i].supported) continue;
       base.v->Run(base.calls++);  // untimed: y back to a copy of x, warm
+      WaitForIdleThreads(0.05);
       double tb, tv;
       if (r % 2 == 0) {
         tb = base.Batch();

@@ -2,14 +2,17 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace lrelu_bench {
 namespace {
@@ -74,6 +77,38 @@ void PinNewThreads(std::vector<pid_t>* known, const std::string& owner,
     *log += owner + ": " + std::to_string(tid) + "->cpu" +
             std::to_string(next) + (ok ? "" : " (failed)") + "; ";
     next = 1 - next;
+  }
+}
+
+namespace {
+
+// Whether a thread of this process is running or runnable (state R in
+// /proc/self/task/<tid>/stat, the field after the command's parenthesis).
+bool Running(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() &&
+         stat[close + 2] == 'R';
+}
+
+}  // namespace
+
+double WaitForIdleThreads(double max_s) {
+  const pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  const double start = Seconds(CLOCK_MONOTONIC);
+  for (;;) {
+    bool busy = false;
+    for (pid_t tid : ListThreads()) {
+      if (tid != self && Running(tid)) {
+        busy = true;
+        break;
+      }
+    }
+    const double waited = Seconds(CLOCK_MONOTONIC) - start;
+    if (!busy || waited >= max_s) return waited;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
 

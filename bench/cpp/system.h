@@ -25,6 +25,13 @@ bool PinThread(pid_t tid, int cpu);
 void PinNewThreads(std::vector<pid_t>* known, const std::string& owner,
                    std::string* log);
 
+// Waits, up to max_s seconds, until no other thread of this process is
+// running, and returns the seconds waited. A pool that spins after its call
+// (pthreadpool's workers spin for milliseconds) would otherwise keep a CPU
+// from whatever is timed next, so each timed pair starts with the process
+// quiet.
+double WaitForIdleThreads(double max_s);
+
 // CPU time used by other processes, in CPUs, between Start() and Stop():
 // all busy time in /proc/stat minus this process's own CPU time.
 class LoadMonitor {

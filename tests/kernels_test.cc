@@ -13,6 +13,7 @@
 //   that redoes the task then and keeps the caller's flag.
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -49,6 +50,9 @@ using ::lrelu::cpu::HWY_NAMESPACE::RuleBFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleBounded;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16RoundTrip;
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+using ::lrelu::cpu::HWY_NAMESPACE::RoundTripRaisesInvalid;
+#endif
 using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
 
 // alpha as the kernels receive it: rounded to float32 once (to nearest).
@@ -302,6 +306,7 @@ struct TestRoundTripOnPartialVectors {
     const size_t lanes = hn::Lanes(d16);
     const auto all = AllPatterns(false);
     std::vector<uint16_t> out(lanes);
+    const bool flag_works = RoundTripRaisesInvalid();
     for (double alpha : {0.01, 0.5, 1.0 / 3, 1.0, 1.5, 65504.0, 0x1p-24}) {
       const float alpha32 = Alpha32(alpha);
       for (size_t i = 0; i + lanes <= all.size(); i += lanes) {
@@ -322,9 +327,11 @@ struct TestRoundTripOnPartialVectors {
                 << hwy::TargetName(HWY_TARGET);
           }
         }
-        ASSERT_EQ(raised, signalling)
-            << "patterns from " << i << " on " << lanes << " lanes, "
-            << hwy::TargetName(HWY_TARGET);
+        if (flag_works) {
+          ASSERT_EQ(raised, signalling)
+              << "patterns from " << i << " on " << lanes << " lanes, "
+              << hwy::TargetName(HWY_TARGET);
+        }
       }
     }
   }
@@ -333,6 +340,12 @@ struct TestRoundTripOnPartialVectors {
 
 HWY_NOINLINE void TestHalfRoundTrip() {
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
+  // Hardware raises the flag; an emulator that does not (valgrind) must
+  // leave the table's kernel exact all the same, which the rest checks.
+  const bool flag_works = RoundTripRaisesInvalid();
+  if (!flag_works) {
+    fprintf(stderr, "MXCSR's invalid flag is not raised here (an emulator?)\n");
+  }
   hn::ForPartialVectors<TestRoundTripOnPartialVectors>()(float());
   // The table's kernel on all 65,536 patterns out of place (signalling NaNs
   // in the unrolled body, so the exact kernel redoes the task), and on the
@@ -371,9 +384,11 @@ HWY_NOINLINE void TestHalfRoundTrip() {
                     "")
               << "signalling NaNs " << (x == &all) << " stream " << stream
               << " alpha " << alpha << " " << hwy::TargetName(HWY_TARGET);
-          EXPECT_EQ(flag, caller_flag || x == &all)
-              << "signalling NaNs " << (x == &all) << " caller's flag "
-              << caller_flag << " " << hwy::TargetName(HWY_TARGET);
+          if (flag_works) {
+            EXPECT_EQ(flag, caller_flag || x == &all)
+                << "signalling NaNs " << (x == &all) << " caller's flag "
+                << caller_flag << " " << hwy::TargetName(HWY_TARGET);
+          }
         }
       }
     }

@@ -1,9 +1,10 @@
 // What this CPU can do per element for the LeakyReLU kernels, in cache:
 // minimal AVX2/F16C loops for each ingredient (a copy, the F16C
-// conversions alone, XNNPACK's float16 schedule, lrelu's float16 and
-// bfloat16 schedules; float32's compare-and-blend and max schedules) next
-// to lrelu's own kernel (the table entry the library picks), all on the
-// same buffers in the same run. Times are the
+// conversions alone, XNNPACK's float16 schedule and the same with the
+// conversions' other operand forms, lrelu's exact float16 and bfloat16
+// schedules; float32's compare-and-blend and max schedules) next to lrelu's
+// own kernels (the table entries the library picks), all on the same
+// buffers in the same run. Times are the
 // fastest of 201 samples (and the median), as ns/element and as a ratio to
 // the copy. Not a test: the loops below are not bit-exact for every input
 // (XNNPACK's rounds through float16 alpha; none handles heads and tails).
@@ -35,32 +36,57 @@ LRELU_AVX2 void Copy(const uint16_t* x, uint16_t* y, size_t n) {
   }
 }
 
-// float16 -> float32 -> float16, nothing else: the conversion ports alone.
+// The narrowed value in a register, stored by a plain store: the compiler
+// would otherwise fold the store into VCVTPS2PH's memory form.
+__attribute__((target("avx2"), always_inline)) inline void StoreHalves(
+    uint16_t* y, __m128i h) {
+  asm("" : "+x"(h));
+  _mm_store_si128(reinterpret_cast<__m128i*>(y), h);
+}
+
+// The loaded value in a register: the compiler would otherwise fold the
+// load into VCVTPH2PS's memory form.
+__attribute__((target("avx2"), always_inline)) inline __m128i LoadInRegister(
+    const uint16_t* x) {
+  __m128i h = _mm_load_si128(reinterpret_cast<const __m128i*>(x));
+  asm("" : "+x"(h));
+  return h;
+}
+
+// float16 -> float32 -> float16, nothing else: the conversion ports alone
+// (each instruction's memory form, as XNNPACK's binary uses them).
 LRELU_AVX2 void ConvertBoth(const uint16_t* x, uint16_t* y, size_t n) {
   for (size_t i = 0; i < n; i += 8) {
     const __m256 f = _mm256_cvtph_ps(
         _mm_load_si128(reinterpret_cast<const __m128i*>(x + i)));
-    _mm_store_si128(reinterpret_cast<__m128i*>(y + i),
-                    _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
+    StoreHalves(y + i, _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT));
   }
 }
 
-// XNNPACK's f16-vlrelu F16C schedule: convert, multiply, blend by the float
-// sign, convert back (16 elements per iteration).
+// XNNPACK's f16-vlrelu F16C schedule, as Debian's libXNNPACK compiles it:
+// VCVTPH2PS from memory, multiply, blend by the float sign, VCVTPS2PH to a
+// register and a store (16 elements per iteration). With kRegisterSource
+// the load goes to a register first; with kMemoryStore VCVTPS2PH writes
+// memory itself: each form costs ~1.5x on this CPU (Zen).
+template <bool kRegisterSource, bool kMemoryStore>
 LRELU_AVX2 void XnnpackF16(const uint16_t* x, uint16_t* y, size_t n,
                            float alpha) {
   const __m256 a = _mm256_set1_ps(alpha);
   for (size_t i = 0; i < n; i += 16) {
-    const __m256 x0 = _mm256_cvtph_ps(
-        _mm_load_si128(reinterpret_cast<const __m128i*>(x + i)));
-    const __m256 x1 = _mm256_cvtph_ps(
-        _mm_load_si128(reinterpret_cast<const __m128i*>(x + i + 8)));
-    const __m256 p0 = _mm256_blendv_ps(x0, _mm256_mul_ps(x0, a), x0);
-    const __m256 p1 = _mm256_blendv_ps(x1, _mm256_mul_ps(x1, a), x1);
-    _mm_store_si128(reinterpret_cast<__m128i*>(y + i),
-                    _mm256_cvtps_ph(p0, _MM_FROUND_TO_NEAREST_INT));
-    _mm_store_si128(reinterpret_cast<__m128i*>(y + i + 8),
-                    _mm256_cvtps_ph(p1, _MM_FROUND_TO_NEAREST_INT));
+    for (size_t k = i; k < i + 16; k += 8) {
+      const __m256 x0 = kRegisterSource
+                            ? _mm256_cvtph_ps(LoadInRegister(x + k))
+                            : _mm256_cvtph_ps(_mm_load_si128(
+                                  reinterpret_cast<const __m128i*>(x + k)));
+      const __m128i h0 =
+          _mm256_cvtps_ph(_mm256_blendv_ps(x0, _mm256_mul_ps(x0, a), x0),
+                          _MM_FROUND_TO_NEAREST_INT);
+      if (kMemoryStore) {
+        _mm_store_si128(reinterpret_cast<__m128i*>(y + k), h0);
+      } else {
+        StoreHalves(y + k, h0);
+      }
+    }
   }
 }
 
@@ -227,14 +253,32 @@ int main(int argc, char** argv) {
   rows.push_back(
       {"F16C convert both ways only",
        NsPerElement([&] { ConvertBoth(x.get(), y.get(), n); }, n, passes)});
-  rows.push_back({"XNNPACK f16 schedule (cvt, mul, blendvps, cvt)",
-                  NsPerElement([&] { XnnpackF16(x.get(), y.get(), n, alpha); },
-                               n, passes)});
+  rows.push_back(
+      {"XNNPACK f16 schedule (cvt, mul, blendvps, cvt)",
+       NsPerElement(
+           [&] { XnnpackF16<false, false>(x.get(), y.get(), n, alpha); }, n,
+           passes)});
+  rows.push_back(
+      {"  the same, VCVTPH2PS from a register",
+       NsPerElement(
+           [&] { XnnpackF16<true, false>(x.get(), y.get(), n, alpha); }, n,
+           passes)});
+  rows.push_back(
+      {"  the same, VCVTPS2PH to memory",
+       NsPerElement(
+           [&] { XnnpackF16<false, true>(x.get(), y.get(), n, alpha); }, n,
+           passes)});
   rows.push_back(
       {"lrelu f16 schedule (cvt, mul, cvt, int sign, blend)",
        NsPerElement([&] { LreluF16(x.get(), y.get(), n, alpha); }, n, passes)});
   rows.push_back({"lrelu f16 kernel (library table)",
                   NsPerElement([&] { f16_kernel(f16); }, n, passes)});
+  // alpha < 0 takes the exact kernel (as in place and the gradient do).
+  cpu::KernelArgs f16_negative = f16;
+  f16_negative.alpha32 = -alpha;
+  f16_negative.alpha = -alpha;
+  rows.push_back({"lrelu f16 exact kernel (alpha < 0, in place, gradient)",
+                  NsPerElement([&] { f16_kernel(f16_negative); }, n, passes)});
   rows.push_back({"lrelu bf16 schedule (paired lanes, int RNE, blend)",
                   NsPerElement([&] { LreluBF16(x.get(), y.get(), n, alpha); },
                                n, passes)});

@@ -1,5 +1,6 @@
-/* Small-call cost through the C ABI (issue 16 item 1): one thread, 1 Ki
- * elements by default, every call on the same buffers (in cache). Reports,
+/* Small-call cost through the C ABI (issue 16 item 1): one thread (or
+ * --threads T), 1 Ki elements by default, every call on the same buffers
+ * (in cache at the default size). Reports,
  * per dtype, the time per call of
  *   memcpy      the same bytes (the yardstick),
  *   one-shot    lrelu_leaky_relu (validate, plan, run),
@@ -75,7 +76,7 @@ static void Run(Bench* b, int mode, long calls) {
   }
 }
 
-static void Setup(Bench* b, lrelu_dtype_t dtype, size_t n) {
+static void Setup(Bench* b, lrelu_dtype_t dtype, size_t n, int threads) {
   memset(b, 0, sizeof(*b));
   b->dtype = dtype;
   b->n = n;
@@ -96,7 +97,7 @@ static void Setup(Bench* b, lrelu_dtype_t dtype, size_t n) {
   b->ty = t;
   b->ty.data = b->y;
   lrelu_options_init(&b->options);
-  b->options.threads = 1;
+  b->options.threads = (size_t)threads;
   size_t workspace = 0;
   Check(lrelu_leaky_relu_get_workspace_size(&b->tx, 0.25, &b->ty, &b->options,
                                             &workspace, &b->executor),
@@ -110,11 +111,13 @@ static int CompareDouble(const void* a, const void* b) {
 
 int main(int argc, char** argv) {
   size_t n = 1024;
-  int rounds = 31, only = -1;
+  int rounds = 31, only = -1, threads = 1;
   long calls = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
       n = (size_t)strtoull(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      threads = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
@@ -126,15 +129,15 @@ int main(int argc, char** argv) {
       calls = atol(argv[++i]);
     } else {
       fprintf(stderr,
-              "usage: small_call [--n N] [--rounds R] "
+              "usage: small_call [--n N] [--threads T] [--rounds R] "
               "[--only memcpy|one-shot|execute|bind --calls K]\n");
       return 2;
     }
   }
-  if (rounds < 1 || rounds > 1001 || n == 0) return 2;
+  if (rounds < 1 || rounds > 1001 || n == 0 || threads < 1) return 2;
   if (only >= 0) {
     Bench b;
-    Setup(&b, LRELU_DTYPE_FLOAT32, n);
+    Setup(&b, LRELU_DTYPE_FLOAT32, n, threads);
     Run(&b, only, calls);
     lrelu_executor_destroy(b.executor);
     return 0;
@@ -142,14 +145,14 @@ int main(int argc, char** argv) {
   const lrelu_dtype_t dtypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
                                   LRELU_DTYPE_BFLOAT16};
   printf(
-      "n=%zu, 1 thread, time per call and ratio to memcpy of the same "
-      "bytes\n(median of %d rounds, spread min..max)\n",
-      n, rounds);
+      "n=%zu, %d thread(s), time per call and ratio to a 1-thread memcpy of "
+      "the same bytes\n(median of %d rounds, spread min..max)\n",
+      n, threads, rounds);
   printf("%-9s %-9s %9s %7s %15s %7s\n", "dtype", "call", "ns/call", "ratio",
          "spread", "best");
   for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); ++d) {
     Bench b;
-    Setup(&b, dtypes[d], n);
+    Setup(&b, dtypes[d], n, threads);
     /* Calls per timed batch: about 20 us of memcpy, at least 16. */
     long batch = 16;
     for (;;) {

@@ -359,7 +359,7 @@ inline bool RoundTripRaisesInvalid() {
   _mm_setcsr(saved & ~kInvalidFlag);
   const StorageTag<RuleFloat16RoundTrip> d;
   auto v = hn::Set(d, uint16_t{0x7c01});  // a signalling NaN
-  asm volatile("" : "+x"(v.raw));          // not folded at compile time
+  asm volatile("" : "+x"(v.raw));         // not folded at compile time
   auto y = RuleFloat16RoundTrip::Apply(d, v, v, 1.0f, 1.0);
   asm volatile("" : "+x"(y.raw));
   const bool raised = (_mm_getcsr() & kInvalidFlag) != 0;

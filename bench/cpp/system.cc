@@ -45,6 +45,16 @@ std::string ReadFirstLine(const std::string& path) {
   return line;
 }
 
+// Whether a thread of this process is running or runnable (state R in
+// /proc/self/task/<tid>/stat, the field after the command's parenthesis).
+bool Running(pid_t tid) {
+  const std::string stat =
+      ReadFirstLine("/proc/self/task/" + std::to_string(tid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() &&
+         stat[close + 2] == 'R';
+}
+
 }  // namespace
 
 std::vector<pid_t> ListThreads() {
@@ -79,21 +89,6 @@ void PinNewThreads(std::vector<pid_t>* known, const std::string& owner,
     next = 1 - next;
   }
 }
-
-namespace {
-
-// Whether a thread of this process is running or runnable (state R in
-// /proc/self/task/<tid>/stat, the field after the command's parenthesis).
-bool Running(pid_t tid) {
-  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() &&
-         stat[close + 2] == 'R';
-}
-
-}  // namespace
 
 double WaitForIdleThreads(double max_s) {
   const pid_t self = static_cast<pid_t>(syscall(SYS_gettid));

@@ -349,21 +349,33 @@ void Contiguous(const KernelArgs& args) {
 }
 
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
-constexpr unsigned kInvalidFlag = 1u;  // MXCSR.IE
+// MXCSR's invalid-operation flag (IE), which the round trip reads.
+constexpr unsigned kInvalidFlag = 1u;
 
-// Whether the round trip of a signalling NaN raises MXCSR's invalid flag
-// here. Hardware does; an emulator may not model the flag (valgrind does
-// not), and then the round trip must not be used.
+// Clears the flag; returns whether it was set.
+inline bool TakeInvalidFlag() {
+  const unsigned csr = _mm_getcsr();
+  if ((csr & kInvalidFlag) == 0) return false;
+  _mm_setcsr(csr & ~kInvalidFlag);
+  return true;
+}
+
+inline bool InvalidFlagRaised() { return (_mm_getcsr() & kInvalidFlag) != 0; }
+
+inline void RaiseInvalidFlag() { _mm_setcsr(_mm_getcsr() | kInvalidFlag); }
+
+// Whether the round trip of a signalling NaN raises the flag here.
+// Hardware does; an emulator may not model the flag (valgrind does not),
+// and then the round trip must not be used.
 inline bool RoundTripRaisesInvalid() {
-  const unsigned saved = _mm_getcsr();
-  _mm_setcsr(saved & ~kInvalidFlag);
+  const bool caller_flag = TakeInvalidFlag();
   const StorageTag<RuleFloat16RoundTrip> d;
   auto v = hn::Set(d, uint16_t{0x7c01});  // a signalling NaN
   asm volatile("" : "+x"(v.raw));         // not folded at compile time
   auto y = RuleFloat16RoundTrip::Apply(d, v, v, 1.0f, 1.0);
   asm volatile("" : "+x"(y.raw));
-  const bool raised = (_mm_getcsr() & kInvalidFlag) != 0;
-  _mm_setcsr(saved);
+  const bool raised = TakeInvalidFlag();
+  if (caller_flag) RaiseInvalidFlag();
   return raised;
 }
 #endif
@@ -379,15 +391,13 @@ void HalfRoundTripChecked(const KernelArgs& args) {
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
   static const bool flag_works = RoundTripRaisesInvalid();
   if (args.out != args.v && flag_works) {
-    const unsigned saved = _mm_getcsr();
-    if ((saved & kInvalidFlag) != 0) _mm_setcsr(saved & ~kInvalidFlag);
+    const bool caller_flag = TakeInvalidFlag();
     Contiguous<RuleFloat16RoundTrip, true, kStream>(args);
     // Every conversion above is before the flag is read: the results are
     // stored, and the compiler may not move stores past this barrier.
     asm volatile("" ::: "memory");
-    const bool quieted = (_mm_getcsr() & kInvalidFlag) != 0;
-    if (quieted) Contiguous<Exact, true, kStream>(args);
-    if ((saved & kInvalidFlag) != 0) _mm_setcsr(_mm_getcsr() | kInvalidFlag);
+    if (InvalidFlagRaised()) Contiguous<Exact, true, kStream>(args);
+    if (caller_flag) RaiseInvalidFlag();
     return;
   }
 #endif

@@ -59,17 +59,20 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   std::vector<int64_t> x_off(count), o_off(count), v_off(count);
   std::vector<const View*> views = {&p.x, &v};
   if (has_out) views.push_back(&out);
-  ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
-    if (per_view) {
-      alpha[k] = reference::ToDouble(
-          af,
-          LoadBits(p.alpha.data + off.back() * static_cast<int64_t>(alpha_elem),
-                   alpha_elem));
-    }
-    x_off[k] = off[0];
-    v_off[k] = off[1];
-    o_off[k] = has_out ? off[2] : 0;
-  });
+  const bool offsets =
+      per_view || (p.backward && p.has_dalpha && !DalphaByRows(p));
+  if (offsets)
+    ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
+      if (per_view) {
+        alpha[k] = reference::ToDouble(
+            af, LoadBits(p.alpha.data +
+                             off.back() * static_cast<int64_t>(alpha_elem),
+                         alpha_elem));
+      }
+      x_off[k] = off[0];
+      v_off[k] = off[1];
+      o_off[k] = has_out ? off[2] : 0;
+    });
 
   // dalpha first: it reads dy, which dx may overwrite (in place).
   std::vector<uint64_t> dalpha;

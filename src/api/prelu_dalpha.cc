@@ -2,6 +2,7 @@
 #include "api/prelu_dalpha.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/prelu_dalpha.h"
+#include "cpu/prelu_dalpha_bound.h"
 #include "reference/exact_sum.h"
 #include "reference/reference.h"
 
@@ -169,6 +171,12 @@ uint64_t RoundBinsAndSum(reference::BinnedSum* bins, reference::ExactSum* sum,
   return sum->Round(f);
 }
 
+// After an alpha element (or an NHWC call) that the bounded sum did not
+// decide, the next kSkipAfterMiss take the exact paths directly: data with
+// many exact ties (integers summed past a 16-bit format's precision) would
+// otherwise pay both passes every time.
+constexpr int kSkipAfterMiss = 4;
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
@@ -197,35 +205,60 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // used, and FlushInto leaves the bins empty.
   reference::ExactSum sum;
   reference::BinnedSum bins;
-  for (int64_t k = begin; k < end; ++k) {
-    if (!empty) {
-      const char* xp = p.x.data + x_offsets[k] * e;
-      const char* dyp = p.dy.data + dy_offsets[k] * e;
-      std::fill(idx.begin(), idx.end(), 0);
-      int64_t xo = 0, dyo = 0;  // bytes
-      for (int64_t r = 0; r < rows; ++r) {
-        const char* xr = xp + xo;
-        const char* dyr = dyp + dyo;
-        if (wide) {
-          for (int64_t i = 0; i < inner; ++i) {
-            AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
-          }
-        } else {
-          products.Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
-                       &sum);
+  // fn(x_row, dy_row) for each of alpha element k's rows.
+  auto each_row = [&](int64_t k, auto&& fn) {
+    const char* xp = p.x.data + x_offsets[k] * e;
+    const char* dyp = p.dy.data + dy_offsets[k] * e;
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t xo = 0, dyo = 0;  // bytes
+    for (int64_t r = 0; r < rows; ++r) {
+      fn(xp + xo, dyp + dyo);
+      for (size_t j = outer; j-- > 0;) {
+        if (++idx[j] < extent[j]) {
+          xo += xs[j] * e;
+          dyo += dys[j] * e;
+          break;
         }
-        for (size_t j = outer; j-- > 0;) {
-          if (++idx[j] < extent[j]) {
-            xo += xs[j] * e;
-            dyo += dys[j] * e;
-            break;
-          }
-          xo -= (extent[j] - 1) * xs[j] * e;
-          dyo -= (extent[j] - 1) * dys[j] * e;
-          idx[j] = 0;
-        }
+        xo -= (extent[j] - 1) * xs[j] * e;
+        dyo -= (extent[j] - 1) * dys[j] * e;
+        idx[j] = 0;
       }
     }
+  };
+  // Contiguous runs try the bounded float64 sum first.
+  const cpu::BoundedRunKernel bounded =
+      !wide && fa.precision <= 24 && xs[outer] == 1 && dys[outer] == 1
+          ? cpu::BoundedFor(TargetBit(p)).run[cpu::FormatIndex(p.dtype)]
+          : nullptr;
+  int skip = 0;  // elements left to skip the bounded sum (kSkipAfterMiss)
+  for (int64_t k = begin; k < end; ++k) {
+    if (empty) {
+      out[k] = 0;  // no term: +0
+      continue;
+    }
+    if (bounded != nullptr && skip > 0) {
+      --skip;
+    } else if (bounded != nullptr) {
+      cpu::BoundedSum s;
+      each_row(k, [&](const char* xr, const char* dyr) {
+        for (int64_t i = 0; i < inner; i += cpu::kBoundedRun) {
+          const int64_t n = std::min(cpu::kBoundedRun, inner - i);
+          bounded(xr + i * e, dyr + i * e, static_cast<size_t>(n), &s);
+        }
+      });
+      if (cpu::RoundIfCertain(s, fa, &out[k])) continue;
+      skip = kSkipAfterMiss;
+    }
+    each_row(k, [&](const char* xr, const char* dyr) {
+      if (wide) {
+        for (int64_t i = 0; i < inner; ++i) {
+          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+        }
+      } else {
+        products.Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
+                     &sum);
+      }
+    });
     products.FlushInto(&bins);
     out[k] = RoundBinsAndSum(&bins, &sum, fa);
     sum.Clear();
@@ -243,7 +276,20 @@ struct RowSumJob {
   // `format` into out itself; NULL otherwise (partial sums to merge).
   uint64_t* out = nullptr;
   reference::Format format{};
+  // The bounded pass (channels contiguous, 32/16-bit;
+  // cpu/prelu_dalpha_bound.h): task t's sum of channel c at
+  // bounded[t * channels + c]. NULL: the exact pass.
+  cpu::BoundedSum* bounded = nullptr;
 };
+
+// Rows go through the per-channel kernels (cpu::ChannelBins, or the
+// bounded rows kernel) when each row's channels are contiguous and wide
+// enough for vectors.
+bool ChannelRows(const PreluPlan& p) {
+  const size_t rank = p.x.shape.size();
+  return p.x.strides[rank - 1] == 1 && p.dy.strides[rank - 1] == 1 &&
+         p.x.shape[rank - 1] >= 16;
+}
 
 // What task `task` of `job` sums: rows [begin, end) (none where begin >=
 // end) of x's `channels`-wide last axis, into its `sums`.
@@ -257,9 +303,11 @@ struct RowTask {
 RowTask TaskOf(const RowSumJob& job, size_t task) {
   const int64_t begin = static_cast<int64_t>(task) * job.per_task;
   const size_t rank = job.p->x.shape.size();
-  return {begin, std::min(begin + job.per_task, job.rows), rank,
-          job.p->x.shape[rank - 1],
-          job.partial + task * static_cast<size_t>(job.p->x.shape[rank - 1])};
+  const int64_t channels = job.p->x.shape[rank - 1];
+  return {begin, std::min(begin + job.per_task, job.rows), rank, channels,
+          job.partial == nullptr  // the bounded pass
+              ? nullptr
+              : job.partial + task * static_cast<size_t>(channels)};
 }
 
 void SumRows(const RowSumJob& job, size_t task) {
@@ -345,10 +393,12 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   }
   const int64_t xc = p.x.strides[rank - 1], dyc = p.dy.strides[rank - 1];
   const auto count = static_cast<size_t>(channels);
-  Kept<reference::BinnedSum> bins(count, count * sizeof(reference::BinnedSum));
+  const bool bounded = job.bounded != nullptr;  // then ChannelRows(p)
+  Kept<reference::BinnedSum> bins(bounded ? 0 : count,
+                                  count * sizeof(reference::BinnedSum));
   cpu::ProductBins products(TargetBit(p));
   alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
-  const bool rows = xc == 1 && dyc == 1 && channels >= 16;
+  const bool rows = !bounded && ChannelRows(p);
   Kept<cpu::ChannelBins> kept_bins(rows ? 1 : 0,
                                    count * cpu::kSlots * sizeof(uint64_t));
   cpu::ChannelBins* by_row = nullptr;
@@ -356,15 +406,39 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     by_row = kept_bins.data();
     by_row->Reset(TargetBit(p), channels);
   }
+  // The bounded pass: each segment summed from zero into `block` (sums,
+  // then magnitudes), then added to the channels' BoundedSums as a run.
+  std::vector<double> block(bounded ? 2 * count : 0);
+  cpu::BoundedSum* totals = bounded ? job.bounded + task * count : nullptr;
+  cpu::BoundedRowsKernel bounded_rows = nullptr;
+  if (bounded) {
+    std::fill(totals, totals + count, cpu::BoundedSum());
+    bounded_rows =
+        cpu::BoundedFor(TargetBit(p)).rows[cpu::FormatIndex(p.dtype)];
+  }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
     const char* dyr = p.dy.data + dyo * e;
-    if (by_row) {  // channels contiguous: whole rows, in memory order
+    if (bounded) {
+      const int64_t row_bytes = channels * e;
+      const int64_t per_run = cpu::RowsPerRun(row_bytes);
+      for (int64_t done = 0; done < seg; done += per_run) {
+        const int64_t n = std::min(per_run, seg - done);
+        bounded_rows(xr + done * xs[last] * e, xs[last] * e,
+                     dyr + done * dys[last] * e, dys[last] * e, n, channels,
+                     block.data());
+        for (size_t c = 0; c < count; ++c) {
+          totals[c].AddRun(block[c], block[count + c],
+                           cpu::RowsHeight(n, row_bytes));
+          block[c] = block[count + c] = 0;
+        }
+      }
+    } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
                       bins.data(), sums);
     }
-    for (int64_t c = 0; c < (by_row ? 0 : channels); ++c) {
+    for (int64_t c = 0; c < (by_row || bounded ? 0 : channels); ++c) {
       reference::BinnedSum& b = bins[static_cast<size_t>(c)];
       reference::ExactSum& sum = sums[static_cast<size_t>(c)];
       const char* xp = xr + c * xc * e;
@@ -405,6 +479,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
       idx[k] = 0;
     }
   }
+  if (bounded) return;
   if (by_row) by_row->Flush(bins.data(), sums);
   for (int64_t c = 0; c < channels; ++c) {
     const auto k = static_cast<size_t>(c);
@@ -429,28 +504,60 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   tasks =
       std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
   const auto sums = static_cast<size_t>(tasks * channels);
-  Kept<reference::ExactSum> partial(sums, sums * sizeof(reference::ExactSum));
-  for (size_t i = 0; i < sums; ++i) partial[i].Clear();
-  job.partial = partial.data();
   job.per_task = (job.rows + tasks - 1) / tasks;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  auto run_tasks = [&] {
+    if (tasks == 1) {
+      wide ? SumRows(job, 0) : SumRowSegments(job, 0);
+    } else {
+      pool->parallel_for(
+          pool->pool_context,
+          wide ? [](void* ctx,
+                    size_t i) { SumRows(*static_cast<const RowSumJob*>(ctx), i); }
+               : [](void* ctx, size_t i) {
+                   SumRowSegments(*static_cast<const RowSumJob*>(ctx), i);
+                 },
+          &job, static_cast<size_t>(tasks));
+    }
+  };
+  // Calls left to skip the bounded pass, after one whose bound did not
+  // decide every channel (as SumRange's elements; shared by every layout
+  // and thread: it changes the speed only, never the bits).
+  static std::atomic<int> skip{0};
+  int left = skip.load(std::memory_order_relaxed);
+  while (left > 0 && !skip.compare_exchange_weak(left, left - 1,
+                                                 std::memory_order_relaxed)) {
+  }
+  if (left <= 0 && !wide && fa.precision <= 24 && ChannelRows(p)) {
+    // The bounded pass first; the exact one only when a channel's bound
+    // does not decide its rounding.
+    std::vector<cpu::BoundedSum> bounded(sums);
+    job.bounded = bounded.data();
+    run_tasks();
+    job.bounded = nullptr;
+    cpu::DefaultFloatEnv env;  // the rounding of the bounds
+    bool decided = true;
+    const auto count = static_cast<size_t>(channels);
+    for (size_t c = 0; decided && c < count; ++c) {
+      cpu::BoundedSum total;
+      for (size_t t = 0; t < static_cast<size_t>(tasks); ++t) {
+        total.Merge(bounded[t * count + c]);
+      }
+      decided = cpu::RoundIfCertain(total, fa, &out[c]);
+    }
+    if (decided) return;
+    skip.store(kSkipAfterMiss, std::memory_order_relaxed);
+  }
+  // The exact pass.
+  Kept<reference::ExactSum> partial(sums, sums * sizeof(reference::ExactSum));
+  for (size_t i = 0; i < sums; ++i) partial[i].Clear();
+  job.partial = partial.data();
   if (tasks == 1 && !wide) {
     job.out = out;
     job.format = fa;
   }
-  if (tasks == 1) {
-    wide ? SumRows(job, 0) : SumRowSegments(job, 0);
-  } else {
-    pool->parallel_for(
-        pool->pool_context,
-        wide ? [](void* ctx,
-                  size_t i) { SumRows(*static_cast<const RowSumJob*>(ctx), i); }
-             : [](void* ctx, size_t i) {
-                 SumRowSegments(*static_cast<const RowSumJob*>(ctx), i);
-               },
-        &job, static_cast<size_t>(tasks));
-  }
+  run_tasks();
   if (job.out != nullptr) return;  // the task rounded them
   for (int64_t c = 0; c < channels; ++c) {
     const auto k = static_cast<size_t>(c);
@@ -471,18 +578,21 @@ struct SumTask {
 
 }  // namespace
 
+bool DalphaByRows(const PreluPlan& p) {
+  return p.alpha_axes.size() == 1 &&
+         p.alpha_axes[0] == static_cast<int>(p.x.shape.size()) - 1 && p.x.n > 0;
+}
+
 void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
                const std::vector<int64_t>& dy_offsets,
                const lrelu_thread_pool_t* run_pool, uint64_t* out) {
-  const size_t rank = p.x.shape.size();
   size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
   const int64_t bytes =
       p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
   tasks = std::min<size_t>(
       {tasks, static_cast<size_t>(p.alpha_count),
        static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
-  if (p.alpha_axes.size() == 1 &&
-      p.alpha_axes[0] == static_cast<int>(rank) - 1 && p.x.n > 0) {
+  if (DalphaByRows(p)) {
     SumByRows(p, run_pool, out);
   } else if (tasks <= 1) {
     SumRange(p, x_offsets, dy_offsets, 0, p.alpha_count, out);

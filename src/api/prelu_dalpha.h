@@ -10,8 +10,13 @@
 
 namespace lrelu::prelu_impl {
 
+// Whether SumDalpha walks x's rows with alpha along the last axis only
+// (NHWC per channel): then it reads no view offsets.
+bool DalphaByRows(const PreluPlan& p);
+
 // Fills out[k] (dalpha's bits, alpha's element order) for every alpha
-// element k; x_offsets / dy_offsets are each view's start (ForEachAlpha).
+// element k; x_offsets / dy_offsets are each view's start (ForEachAlpha;
+// unused, and may be left zero, where DalphaByRows(p)).
 // Splits the work over `pool`; exact, so the same bits for any split.
 void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
                const std::vector<int64_t>& dy_offsets,

@@ -1,5 +1,6 @@
 // x and dy widened exactly to float64 lanes, per storage dtype, for PReLU's
-// dalpha kernels (prelu_dalpha.cc, prelu_dalpha_ulp.cc).
+// dalpha kernels (prelu_dalpha.cc, prelu_dalpha_ulp.cc,
+// prelu_dalpha_bound.cc).
 
 // Per-target include guard (Highway's -inl.h convention).
 #if defined(LRELU_SRC_CPU_PRELU_DALPHA_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -45,6 +46,16 @@ HWY_INLINE hn::Vec<D> NegativeProduct(D d, const typename L::T* x,
   const auto xv = L::Load(d, x);
   return hn::IfThenElseZero(hn::Lt(xv, hn::Zero(d)),
                             hn::Mul(xv, L::Load(d, dy)));
+}
+
+// x * dy where x < 0, else zero. min(x, 0) is one instruction where the
+// comparison and the mask are two; x >= 0 with dy inf or NaN then makes a
+// NaN (as may x NaN, on targets whose Min returns it), which only sends
+// the run to an exact path that takes NaNs (correct, slower).
+template <class L, class D>
+HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
+                           const typename L::T* dy) {
+  return hn::Mul(hn::Min(L::Load(d, x), hn::Zero(d)), L::Load(d, dy));
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -21,15 +21,6 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// x * dy where x < 0, else zero. min(x, 0) is one instruction where the
-// comparison and the mask are two; x >= 0 with dy inf or NaN then makes a
-// NaN, which only sends the run to the slots (correct, slower).
-template <class L, class D>
-HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
-                           const typename L::T* dy) {
-  return hn::Mul(hn::Min(L::Load(d, x), hn::Zero(d)), L::Load(d, dy));
-}
-
 // The levels' starts C_j = 1.5 * 2^(e_j + 52) and their bits.
 template <int kLevels, class D>
 struct Starts {

@@ -1,0 +1,268 @@
+// The bounded float64 sums of PReLU's dalpha (cpu/prelu_dalpha_bound.h):
+// Highway kernels compiled once per target (foreach_target.h re-includes
+// this file), and the decision whether the bound fixes the rounding.
+#include "cpu/prelu_dalpha_bound.h"
+
+#include <cmath>
+#include <cstring>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/prelu_dalpha_bound.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include "cpu/prelu_dalpha-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lrelu::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The terms of 2 * Lanes(d) elements as two float64 vectors, each widened
+// from x and dy by loader L.
+template <class L>
+struct WidenedTerms {
+  using Loader = L;
+  using T = typename L::T;
+  template <class D>
+  static HWY_INLINE void Get(D d, const T* x, const T* dy, hn::Vec<D>* p0,
+                             hn::Vec<D>* p1) {
+    *p0 = Term<L>(d, x, dy);
+    *p1 = Term<L>(d, x + hn::Lanes(d), dy + hn::Lanes(d));
+  }
+};
+
+// float16: the product of two float16 values is exact in float32 (at most
+// 22 bits, 2^-48 .. 2^32), so a float16 vector's terms are formed in
+// float32 and only the products widened: half the conversions.
+struct HalfTerms {
+  using Loader = Load16<true>;
+  using T = uint16_t;
+  template <class D>
+  static HWY_INLINE void Get(D d, const T* x, const T* dy, hn::Vec<D>* p0,
+                             hn::Vec<D>* p1) {
+#if HWY_TARGET == HWY_SCALAR
+    WidenedTerms<Load16<true>>::Get(d, x, dy, p0, p1);
+#else
+    const hn::Repartition<float, D> df;
+    const hn::Half<decltype(df)> dh;
+    const hn::Rebind<uint16_t, decltype(df)> d16;
+    const auto t =
+        hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
+                HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+    *p0 = hn::PromoteTo(d, hn::LowerHalf(dh, t));
+    *p1 = hn::PromoteTo(d, hn::UpperHalf(dh, t));
+#endif
+  }
+};
+
+template <class Terms>
+void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
+  using T = typename Terms::T;
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  const hn::ScalableTag<double> d;
+  const size_t lanes = hn::Lanes(d);
+  // Four accumulators of each kind: the additions' latency, not their
+  // throughput, would otherwise bound the loop.
+  auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
+  auto a0 = s0, a1 = s0, a2 = s0, a3 = s0;
+  hn::Vec<decltype(d)> p0, p1, p2, p3;
+  size_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    Terms::Get(d, x + i, dy + i, &p0, &p1);
+    Terms::Get(d, x + i + 2 * lanes, dy + i + 2 * lanes, &p2, &p3);
+    s0 = hn::Add(s0, p0);
+    s1 = hn::Add(s1, p1);
+    s2 = hn::Add(s2, p2);
+    s3 = hn::Add(s3, p3);
+    a0 = hn::Add(a0, hn::Abs(p0));
+    a1 = hn::Add(a1, hn::Abs(p1));
+    a2 = hn::Add(a2, hn::Abs(p2));
+    a3 = hn::Add(a3, hn::Abs(p3));
+  }
+  if (i < n) {  // zero-padded: a zero x makes a zero term
+    T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(T));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
+    for (size_t k = 0; k < n - i; k += 2 * lanes) {
+      Terms::Get(d, xt + k, dyt + k, &p0, &p1);
+      s0 = hn::Add(s0, p0);
+      s1 = hn::Add(s1, p1);
+      a0 = hn::Add(a0, hn::Abs(p0));
+      a1 = hn::Add(a1, hn::Abs(p1));
+    }
+  }
+  const double sum =
+      hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  const double abs =
+      hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  // An accumulator lane takes n / (4 lanes) terms in the unrolled loop and
+  // at most 2 from the tail; then two additions join the four
+  // accumulators and at most `lanes` the lanes.
+  s->AddRun(sum, abs, static_cast<int64_t>(n / (4 * lanes) + 4 + lanes));
+}
+
+// Adds kRows terms of each lane, q[0 .. kRows - 1], to the accumulators
+// at sp and their magnitudes to those at ap: a tree of kRows - 1
+// additions, then one to the accumulator.
+template <int kRows, class D>
+HWY_INLINE void Accumulate(D d, const hn::Vec<D>* q, double* sp, double* ap) {
+  auto s = q[0];
+  auto a = hn::Abs(q[0]);
+  if constexpr (kRows == 4) {
+    s = hn::Add(hn::Add(q[0], q[1]), hn::Add(q[2], q[3]));
+    a = hn::Add(hn::Add(hn::Abs(q[0]), hn::Abs(q[1])),
+                hn::Add(hn::Abs(q[2]), hn::Abs(q[3])));
+  }
+  hn::StoreU(hn::Add(hn::LoadU(d, sp), s), d, sp);
+  hn::StoreU(hn::Add(hn::LoadU(d, ap), a), d, ap);
+}
+
+// Adds the terms of kRows rows (x_row / dy_row bytes apart) to each
+// channel's sums[c] and abs[c].
+template <class Terms, int kRows>
+HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
+                       int64_t dy_row, int64_t channels, double* sums,
+                       double* abs) {
+  using T = typename Terms::T;
+  const hn::ScalableTag<double> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto row = [&](const char* base, int64_t step, int k) {
+    return reinterpret_cast<const T*>(base + k * step);
+  };
+  int64_t c = 0;
+  for (; c + 2 * lanes <= channels; c += 2 * lanes) {
+    hn::Vec<decltype(d)> p[2][kRows];
+    for (int k = 0; k < kRows; ++k) {
+      Terms::Get(d, row(x, x_row, k) + c, row(dy, dy_row, k) + c, &p[0][k],
+                 &p[1][k]);
+    }
+    Accumulate<kRows>(d, p[0], sums + c, abs + c);
+    Accumulate<kRows>(d, p[1], sums + c + lanes, abs + c + lanes);
+  }
+  const hn::CappedTag<double, 1> d1;
+  for (; c < channels; ++c) {
+    hn::Vec<decltype(d1)> p[kRows];
+    for (int k = 0; k < kRows; ++k) {
+      p[k] = Term<typename Terms::Loader>(d1, row(x, x_row, k) + c,
+                                          row(dy, dy_row, k) + c);
+    }
+    Accumulate<kRows>(d1, p, sums + c, abs + c);
+  }
+}
+
+// Narrow rows four at a time: one load and store of each accumulator per
+// four terms, and a quarter of the height. Wide rows one at a time: four
+// rows of a few KiB each, read side by side, were ~1.5x slower out of
+// cache than the rows in memory order (the prefetchers follow eight
+// streams that jump).
+template <class Terms>
+void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+                 int64_t rows, int64_t channels, double* sums) {
+  double* abs = sums + channels;
+  int64_t r = 0;
+  if (!WideRows(channels * static_cast<int64_t>(sizeof(typename Terms::T)))) {
+    for (; r + 4 <= rows; r += 4) {
+      RowsOf<Terms, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
+                       sums, abs);
+    }
+  }
+  for (; r < rows; ++r) {
+    RowsOf<Terms, 1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
+                     sums, abs);
+  }
+}
+
+void FillBoundedTable(BoundedTable* table) {
+  table->run[0] = &BoundedRun<WidenedTerms<LoadF32>>;
+  table->run[1] = &BoundedRun<HalfTerms>;
+  table->run[2] = &BoundedRun<WidenedTerms<Load16<false>>>;
+  table->rows[0] = &BoundedRows<WidenedTerms<LoadF32>>;
+  table->rows[1] = &BoundedRows<HalfTerms>;
+  table->rows[2] = &BoundedRows<WidenedTerms<Load16<false>>>;
+}
+
+// NOLINTNEXTLINE(google-readability-namespace-comments)
+}  // namespace HWY_NAMESPACE
+}  // namespace lrelu::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "cpu/kernels.h"
+#include "reference/dtype_traits.h"
+
+namespace lrelu::cpu {
+namespace {
+
+// v rounded to float32 to odd (an inexact result gets an odd last bit):
+// rounding that to a format of at most 22 bits, to nearest even, is v
+// rounded to nearest even directly (no double rounding). Needs the
+// default rounding mode.
+uint32_t RoundToOddFloat(double v) {
+  const auto f = static_cast<float>(v);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  if (static_cast<double>(f) != v && (bits & 1) == 0) {
+    // One step towards v: to the largest finite value from inf, away
+    // from zero from a zero.
+    bits =
+        std::fabs(static_cast<double>(f)) > std::fabs(v) ? bits - 1 : bits + 1;
+  }
+  return bits;
+}
+
+// v rounded to nearest even in `format` (float32, float16 or bfloat16);
+// -0 and +0 both give +0.
+uint64_t RoundTo(const reference::Format& format, double v) {
+  if (v == 0) return 0;
+  if (format.precision == 24) {
+    const auto f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    return bits;
+  }
+  const uint32_t odd = RoundToOddFloat(v);
+  return format.precision == 11 ? reference::FloatBitsToHalfBits(odd)
+                                : reference::FloatBitsToBFloat16Bits(odd);
+}
+
+}  // namespace
+
+HWY_EXPORT(FillBoundedTable);
+
+const BoundedTable& BoundedFor(int64_t target) {
+  return FilledTable(target, HWY_DISPATCH_TABLE(FillBoundedTable));
+}
+
+bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
+                    uint64_t* bits) {
+  if (format.precision > 24) return false;
+  if (s.abs == 0 && s.sum == 0) {  // every term zero: the exact sum is +0
+    *bits = 0;
+    return true;
+  }
+  // Finite (a NaN fails the comparisons), and far enough from underflow
+  // and overflow that the bound's own arithmetic has relative errors.
+  const double sum = s.sum + s.error;
+  if (!(s.abs >= 0x1p-900 && s.abs <= 0x1p900) || !std::isfinite(sum) ||
+      s.height > (int64_t{1} << 36) || s.runs > (int64_t{1} << 26)) {
+    return false;
+  }
+  // The runs' errors, gamma_height * A, plus u * A for `error`'s, with A
+  // at most abs / (1 - gamma_(height + runs)): below (height + 1) * u *
+  // (1 + 2^-10) * abs; twice (height + 2) * u also covers this product's
+  // roundings.
+  const double bound = static_cast<double>(s.height + 2) * 0x1p-52 * s.abs;
+  // Widened so that lo and hi, rounded, still lie outside the interval
+  // around sum + error (sum's own rounding included).
+  const double wide = (bound + std::fabs(sum) * 0x1p-50) * (1 + 0x1p-49);
+  const uint64_t lo = RoundTo(format, sum - wide);
+  const uint64_t hi = RoundTo(format, sum + wide);
+  if (lo != hi) return false;
+  *bits = lo;
+  return true;
+}
+
+}  // namespace lrelu::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,107 @@
+// PReLU's dalpha, tried before the exact paths (prelu_dalpha.h): the terms
+// x * dy (x < 0) summed in plain float64 with a rigorous bound on the
+// error. Where every value within the bound of the computed sum rounds to
+// the same value of dalpha's dtype, that value is the correctly rounded
+// exact sum, whatever order the additions took (rounding is monotone);
+// otherwise (a sum near a rounding boundary, heavy cancellation, inf/NaN
+// terms) the caller sums exactly. Two float64 additions per term, against
+// the exact levels' three per level and term.
+//
+// The bound. Each term is exact in float64 (x and dy are 32/16-bit
+// values). A sum whose terms each pass through at most h additions is
+// within gamma_h * A of the exact sum, A = sum of |term|, gamma_h = h*u /
+// (1 - h*u), u = 2^-53 (Higham, Accuracy and Stability of Numerical
+// Algorithms, section 4.2; an addition whose result is subnormal is exact,
+// so underflow does not weaken it). The kernels sum |term| along the same
+// tree, so the computed A is at least (1 - gamma) times the exact one.
+// Runs are short (at most kBoundedRun terms, or a few hundred rows) and
+// their sums are added without error, so h stays near 100 and the bound
+// near 2^-45 A: a float32 dalpha of 2^18 normally distributed terms is
+// decided ~99.9 % of the time.
+#ifndef LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
+#define LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "reference/exact_sum.h"
+
+namespace lrelu::cpu {
+
+// A float64 sum of terms, run by run, with what its error bound needs.
+// The run sums are added without error (TwoSum: `sum + error` is their
+// exact total up to the rounding of `error`, below u * A for up to 2^26
+// runs), so the bound grows with the height inside a run only.
+struct BoundedSum {
+  double sum = 0;      // the run sums, rounded
+  double error = 0;    // what rounding `sum` lost
+  double abs = 0;      // the terms' magnitudes, rounded
+  int64_t height = 0;  // additions a term passed through inside its run
+  int64_t runs = 0;    // run sums added
+
+  // Adds a run's sum and magnitude; its terms passed through at most
+  // `run_height` additions.
+  void AddRun(double run_sum, double run_abs, int64_t run_height) {
+    const double t = sum + run_sum;
+    const double back = t - sum;
+    error += (sum - (t - back)) + (run_sum - back);
+    sum = t;
+    abs += run_abs;
+    height = std::max(height, run_height);
+    runs += 1;
+  }
+  // Adds another sum's terms (a task's partial sum).
+  void Merge(const BoundedSum& o) {
+    AddRun(o.sum, o.abs, o.height);
+    error += o.error;
+    runs += o.runs;
+  }
+};
+
+// Terms per run kernel call, at most (callers split longer runs).
+constexpr int64_t kBoundedRun = 2048;
+
+// Adds the terms of x[i], dy[i] (i < n <= kBoundedRun, contiguous) to *s
+// as one run.
+using BoundedRunKernel = void (*)(const void* x, const void* dy, size_t n,
+                                  BoundedSum* s);
+// Adds row r's term of channel c to sums[c] and its magnitude to
+// sums[channels + c], for r < rows (rows x_row / dy_row bytes apart, each
+// `channels` contiguous elements, row_bytes = channels * element size). A
+// term passes through at most RowsHeight(rows, row_bytes) additions.
+using BoundedRowsKernel = void (*)(const char* x, int64_t x_row, const char* dy,
+                                   int64_t dy_row, int64_t rows,
+                                   int64_t channels, double* sums);
+
+// Rows of row_bytes each go one at a time through the rows kernel when
+// wide, else four at a time.
+inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
+// Rows per rows kernel call (a run of each channel's BoundedSum), and the
+// additions a term passes through in a call of `rows` rows.
+inline int64_t RowsPerRun(int64_t row_bytes) {
+  return WideRows(row_bytes) ? 64 : 256;
+}
+inline int64_t RowsHeight(int64_t rows, int64_t row_bytes) {
+  return WideRows(row_bytes) ? rows + 1 : rows / 4 + 5;
+}
+
+// [format: float32, float16, bfloat16] (FormatIndex).
+struct BoundedTable {
+  BoundedRunKernel run[3];
+  BoundedRowsKernel rows[3];
+};
+
+// The kernels compiled for `target` (one of RunnableTargets()).
+const BoundedTable& BoundedFor(int64_t target);
+
+// The bits of the exact sum of s's terms rounded once to `format`
+// (float32, float16 or bfloat16: not float64, whose ulp the bound cannot
+// resolve), when the bound decides them; false when it does not (then the
+// caller sums exactly). Needs the IEEE default FP environment.
+bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
+                    uint64_t* bits);
+
+}  // namespace lrelu::cpu
+
+#endif  // LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_

@@ -1,0 +1,406 @@
+// PReLU dalpha's bounded float64 sums (cpu/prelu_dalpha_bound.h) on every
+// runnable target: a sum is decided only when the decision is the
+// correctly rounded sum (the GMP oracle), also where the float64 sum itself
+// rounds the wrong way (a tail that float64 additions lose, a sum on a
+// midpoint); ordinary data is decided (the bounded path is the one that
+// runs); and the public call gives the oracle's bits on both paths, for
+// every target and thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/float_env.h"
+#include "cpu/kernels.h"
+#include "cpu/prelu_dalpha_bound.h"
+#include "cpu/prelu_dalpha_ulp.h"
+#include "prelu/exact_oracle.h"
+#include "reference/dtype_traits.h"
+#include "reference/exact_sum.h"
+#include "support/test_data.h"
+
+namespace lrelu::testing {
+namespace {
+
+constexpr lrelu_dtype_t kDTypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
+                                     LRELU_DTYPE_BFLOAT16};
+
+// v (representable in dtype, or rounded to it) as dtype's bits.
+uint64_t BitsOf(lrelu_dtype_t dtype, double v) {
+  const auto f = static_cast<float>(v);
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      return reference::FloatToHalf(f);
+    case LRELU_DTYPE_BFLOAT16:
+      return reference::FloatToBFloat16(f);
+    default:
+      return reference::BitCast<uint32_t>(f);
+  }
+}
+
+// Precision (significand bits) of dtype.
+int Precision(lrelu_dtype_t dtype) {
+  return reference::FormatOf(dtype).precision;
+}
+
+// One channel's terms as x and dy bits.
+struct Terms {
+  std::vector<uint64_t> x, dy;
+  void Add(lrelu_dtype_t dtype, double xv, double dyv) {
+    x.push_back(BitsOf(dtype, xv));
+    dy.push_back(BitsOf(dtype, dyv));
+  }
+};
+
+// n normally distributed x and dy (about half the x negative).
+Terms Normal(lrelu_dtype_t dtype, size_t n, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal;
+  Terms t;
+  for (size_t i = 0; i < n; ++i) t.Add(dtype, normal(rng), normal(rng));
+  return t;
+}
+
+// Terms whose exact sum is 1 + 2^-p, the midpoint between 1 and the next
+// value of dtype (p its precision): ties to even give 1.
+Terms Midpoint(lrelu_dtype_t dtype) {
+  Terms t;
+  t.Add(dtype, -1.0, -1.0);
+  t.Add(dtype, -std::ldexp(1.0, -Precision(dtype)), -1.0);
+  return t;
+}
+
+// x * dy = sign * 2^k, with x < 0 (x and dy powers of two).
+void AddPow2(lrelu_dtype_t dtype, Terms* t, int k, double sign) {
+  const int half = k >= 0 ? k / 2 : -((1 - k) / 2);
+  t->Add(dtype, -std::ldexp(1.0, half), -sign * std::ldexp(1.0, k - half));
+}
+
+// A sum that float64 additions round to the wrong side of a midpoint:
+// S + S 2^-p (the midpoint above S, p dtype's precision) - S 2^-49 + 200
+// terms of S 2^-56. Exactly, that is the midpoint plus 2^-48.4 S: it rounds
+// up. In float64 each S 2^-56 is lost (below half an ulp of S), so the
+// float64 sum is 2^-49 S below the midpoint and rounds down; only the
+// bound (~2^-47 S here) keeps that from being decided. S = 2^16 for
+// float16 (its products reach 2^-48 at least), else 1.
+Terms LostTail(lrelu_dtype_t dtype) {
+  const int s = dtype == LRELU_DTYPE_FLOAT16 ? 16 : 0;
+  Terms t;
+  AddPow2(dtype, &t, s, 1);
+  AddPow2(dtype, &t, s - Precision(dtype), 1);
+  AddPow2(dtype, &t, s - 49, -1);
+  for (int i = 0; i < 200; ++i) AddPow2(dtype, &t, s - 56, 1);
+  return t;
+}
+
+// The same with the tail in runs of its own (one term a run): each run's
+// sum, S 2^-56, is lost when added to the total as a float64, and the
+// total is 2^-46 S below the midpoint, against an exact 2^-45.1 S above.
+// Runs are added without error (BoundedSum's TwoSum), so the bound of a
+// one-term run (~2^-48.7 S) decides it, upwards.
+Terms LostRuns(lrelu_dtype_t dtype) {
+  const int s = dtype == LRELU_DTYPE_FLOAT16 ? 16 : 0;
+  Terms t;
+  AddPow2(dtype, &t, s, 1);
+  AddPow2(dtype, &t, s - Precision(dtype), 1);
+  AddPow2(dtype, &t, s - 46, -1);
+  for (int i = 0; i < 2000; ++i) AddPow2(dtype, &t, s - 56, 1);
+  return t;
+}
+
+// Large terms that cancel around a small sum that lands on a midpoint.
+Terms Cancelled(lrelu_dtype_t dtype) {
+  Terms t = Midpoint(dtype);
+  const double big = dtype == LRELU_DTYPE_FLOAT16 ? 0x1p7 : 0x1p60;
+  t.Add(dtype, -big, -big);
+  t.Add(dtype, -big, big);
+  return t;
+}
+
+std::vector<unsigned char> Store(lrelu_dtype_t dtype,
+                                 const std::vector<uint64_t>& bits) {
+  std::vector<unsigned char> out(bits.size() * lrelu_dtype_size(dtype));
+  for (size_t i = 0; i < bits.size(); ++i) {
+    reference::StoreBits(dtype, out.data(), i, bits[i]);
+  }
+  return out;
+}
+
+std::string Name(int64_t target, lrelu_dtype_t dtype) {
+  for (const cpu::Target& t : cpu::RunnableTargets()) {
+    if (t.bit == target) {
+      return std::string(t.name) + " " + lrelu_dtype_name(dtype);
+    }
+  }
+  return lrelu_dtype_name(dtype);
+}
+
+// The run kernel over t (in runs of up to kBoundedRun), then the decision.
+bool RunDecides(int64_t target, lrelu_dtype_t dtype, const Terms& t,
+                uint64_t* bits, size_t per_run = cpu::kBoundedRun) {
+  const std::vector<unsigned char> x = Store(dtype, t.x),
+                                   dy = Store(dtype, t.dy);
+  const size_t e = lrelu_dtype_size(dtype);
+  cpu::BoundedSum s;
+  for (size_t i = 0; i < t.x.size(); i += per_run) {
+    const size_t n = std::min(per_run, t.x.size() - i);
+    cpu::BoundedFor(target).run[cpu::FormatIndex(dtype)](
+        x.data() + i * e, dy.data() + i * e, n, &s);
+  }
+  return cpu::RoundIfCertain(s, reference::FormatOf(dtype), bits);
+}
+
+TEST(DalphaBound, RunDecidesOnlyTheCorrectlyRoundedSum) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(5);
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const std::string what = Name(target.bit, dtype);
+      uint64_t bits = 0;
+      // Ordinary data of every run length around the kernels' steps.
+      for (size_t n : {1, 3, 7, 8, 15, 16, 17, 33, 1000, 2048, 5000}) {
+        // A few products can sum to a midpoint exactly (a bfloat16
+        // product has 16 bits, 7 of them below the rounding point): then
+        // the bound cannot decide. Long sums it must.
+        const Terms t = Normal(dtype, n, rng);
+        const bool decided = RunDecides(target.bit, dtype, t, &bits);
+        ASSERT_TRUE(decided || n < 1000) << what << " n " << n;
+        if (decided) {
+          ASSERT_EQ(Hex(bits, 4), Hex(ExactDalpha(dtype, t.x, t.dy, dtype), 4))
+              << what << " n " << n;
+        }
+      }
+      // On the midpoint the bound cannot decide; next to it, it must not
+      // decide wrongly.
+      EXPECT_FALSE(RunDecides(target.bit, dtype, Midpoint(dtype), &bits))
+          << what;
+      {  // LostTail's float64 sum does lie on the wrong side.
+        const Terms t = LostTail(dtype);
+        double naive = 0;
+        for (size_t i = 0; i < t.x.size(); ++i) {
+          naive += ValueOf(dtype, t.x[i]) * ValueOf(dtype, t.dy[i]);
+        }
+        const double scale = dtype == LRELU_DTYPE_FLOAT16 ? 0x1p16 : 1.0;
+        const double mid = scale * (1 + std::ldexp(1.0, -Precision(dtype)));
+        const uint64_t exact =
+            ExactDalpha(dtype, t.x, t.dy, LRELU_DTYPE_FLOAT64);
+        EXPECT_LT(naive, mid) << what;
+        EXPECT_GT(reference::BitCast<double>(exact), mid) << what;
+      }
+      for (const Terms& t : {LostTail(dtype), Cancelled(dtype)}) {
+        const uint64_t want = ExactDalpha(dtype, t.x, t.dy, dtype);
+        if (RunDecides(target.bit, dtype, t, &bits)) {
+          EXPECT_EQ(Hex(bits, 4), Hex(want, 4)) << what;
+        }
+      }
+      {
+        const Terms t = LostRuns(dtype);
+        ASSERT_TRUE(RunDecides(target.bit, dtype, t, &bits, 1)) << what;
+        EXPECT_EQ(Hex(bits, 4), Hex(ExactDalpha(dtype, t.x, t.dy, dtype), 4))
+            << what;
+      }
+      // Sums outside the normal range: subnormal, and beyond the largest
+      // finite value (inf), for each dtype's range.
+      {
+        const int emax = reference::FormatOf(dtype).emax;
+        Terms tiny, huge;
+        for (int i = 0; i < 5; ++i) {
+          AddPow2(dtype, &tiny, -emax - 3 - i, i % 2 ? -1 : 1);
+          AddPow2(dtype, &huge, emax - i % 2, 1);
+        }
+        for (const Terms& t : {tiny, huge}) {
+          const uint64_t want = ExactDalpha(dtype, t.x, t.dy, dtype);
+          if (RunDecides(target.bit, dtype, t, &bits)) {
+            EXPECT_EQ(Hex(bits, 4), Hex(want, 4)) << what;
+          }
+        }
+        ASSERT_TRUE(RunDecides(target.bit, dtype, huge, &bits)) << what;
+        EXPECT_EQ(Hex(bits, 4),
+                  Hex(ExactDalpha(dtype, huge.x, huge.dy, dtype), 4))
+            << what;
+      }
+      // No terms, or only zero ones: +0.
+      Terms zeros;
+      zeros.Add(dtype, 1.0, 5.0);
+      zeros.Add(dtype, -2.0, -0.0);
+      ASSERT_TRUE(RunDecides(target.bit, dtype, zeros, &bits)) << what;
+      EXPECT_EQ(bits, 0u) << what;
+    }
+  }
+}
+
+// The rows kernel: channel c of each row is the c-th term of channel c's
+// Terms (all of them `rows` long).
+std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
+                                 const std::vector<Terms>& channels,
+                                 size_t rows, std::vector<bool>* decided) {
+  const size_t count = channels.size();
+  std::vector<uint64_t> xb(rows * count), dyb(rows * count);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < count; ++c) {
+      xb[r * count + c] = channels[c].x[r];
+      dyb[r * count + c] = channels[c].dy[r];
+    }
+  }
+  const std::vector<unsigned char> x = Store(dtype, xb), dy = Store(dtype, dyb);
+  const auto row_bytes = static_cast<int64_t>(count * lrelu_dtype_size(dtype));
+  std::vector<cpu::BoundedSum> sums(count);
+  std::vector<double> block(2 * count);
+  const int64_t per_run = cpu::RowsPerRun(row_bytes);
+  for (int64_t r = 0; r < static_cast<int64_t>(rows); r += per_run) {
+    const int64_t n = std::min(per_run, static_cast<int64_t>(rows) - r);
+    std::fill(block.begin(), block.end(), 0.0);
+    cpu::BoundedFor(target).rows[cpu::FormatIndex(dtype)](
+        reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
+        reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes, n,
+        static_cast<int64_t>(count), block.data());
+    for (size_t c = 0; c < count; ++c) {
+      sums[c].AddRun(block[c], block[count + c], cpu::RowsHeight(n, row_bytes));
+    }
+  }
+  std::vector<uint64_t> out(count);
+  decided->assign(count, false);
+  for (size_t c = 0; c < count; ++c) {
+    uint64_t bits = 0;
+    (*decided)[c] =
+        cpu::RoundIfCertain(sums[c], reference::FormatOf(dtype), &bits);
+    out[c] = bits;
+  }
+  return out;
+}
+
+TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(6);
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype : kDTypes) {
+      // Narrow and wide rows (WideRows), whole vectors and a ragged tail;
+      // an odd number of rows (the four-row steps leave three).
+      for (size_t count : {16, 19, 64, 520}) {
+        for (size_t rows : {1, 39, 300}) {
+          const std::string what = Name(target.bit, dtype) + " channels " +
+                                   std::to_string(count) + " rows " +
+                                   std::to_string(rows);
+          std::vector<Terms> channels;
+          for (size_t c = 0; c < count; ++c) {
+            channels.push_back(Normal(dtype, rows, rng));
+          }
+          // Three channels on (or next to) a midpoint, padded with zero
+          // terms (x = +0) to `rows`.
+          std::vector<Terms> edge = {Midpoint(dtype), LostTail(dtype),
+                                     Cancelled(dtype)};
+          for (size_t k = 0; k < edge.size(); ++k) {
+            edge[k].x.resize(std::max(rows, edge[k].x.size()), 0);
+            edge[k].dy.resize(edge[k].x.size(), 0);
+            if (edge[k].x.size() > rows) continue;  // too long for 1 row
+            channels[(k * 7 + 2) % count] = edge[k];
+          }
+          std::vector<bool> decided;
+          const std::vector<uint64_t> got =
+              RowsDecide(target.bit, dtype, channels, rows, &decided);
+          size_t ordinary = 0, ordinary_decided = 0;
+          for (size_t c = 0; c < count; ++c) {
+            const uint64_t want =
+                ExactDalpha(dtype, channels[c].x, channels[c].dy, dtype);
+            bool edge_channel = false;
+            for (size_t k = 0; k < edge.size(); ++k) {
+              edge_channel = edge_channel || (edge[k].x.size() <= rows &&
+                                              c == (k * 7 + 2) % count);
+            }
+            if (!edge_channel) {
+              ++ordinary;
+              ordinary_decided += decided[c] ? 1 : 0;
+            }
+            if (decided[c]) {
+              ASSERT_EQ(Hex(got[c], 4), Hex(want, 4))
+                  << what << " channel " << c;
+            }
+          }
+          // Short sums can sit on a midpoint exactly (see above); most
+          // are decided, long ones all.
+          EXPECT_GE(ordinary_decided * 10, ordinary * 9) << what;
+          if (rows == 300) {
+            EXPECT_EQ(ordinary_decided, ordinary) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Through the public call, NCHW (runs) and NHWC (rows), on every target
+// and 1, 2, 3, 7 threads: channels on and next to midpoints take the
+// exact path, the others the bounded one, all with the oracle's bits.
+TEST(DalphaBound, PublicCallOnBothPaths) {
+  std::mt19937_64 rng(8);
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (bool nhwc : {false, true}) {
+      const size_t channels = 24, per_channel = 4096;
+      std::vector<Terms> terms;
+      for (size_t c = 0; c < channels; ++c) {
+        terms.push_back(Normal(dtype, per_channel, rng));
+      }
+      const Terms edge[] = {Midpoint(dtype), LostTail(dtype), Cancelled(dtype)};
+      for (size_t k = 0; k < 3; ++k) {
+        for (size_t i = 0; i < per_channel; ++i) {
+          const bool in = i < edge[k].x.size();
+          terms[k * 5].x[i] = in ? edge[k].x[i] : 0;
+          terms[k * 5].dy[i] = in ? edge[k].dy[i] : 0;
+        }
+      }
+      std::vector<uint64_t> xb(channels * per_channel), dyb(xb.size());
+      for (size_t c = 0; c < channels; ++c) {
+        for (size_t i = 0; i < per_channel; ++i) {
+          const size_t at = nhwc ? i * channels + c : c * per_channel + i;
+          xb[at] = terms[c].x[i];
+          dyb[at] = terms[c].dy[i];
+        }
+      }
+      std::vector<unsigned char> x = Store(dtype, xb), dy = Store(dtype, dyb);
+      std::vector<unsigned char> alpha(channels * lrelu_dtype_size(dtype));
+      std::vector<int64_t> xshape =
+          nhwc ? std::vector<int64_t>{static_cast<int64_t>(per_channel),
+                                      static_cast<int64_t>(channels)}
+               : std::vector<int64_t>{static_cast<int64_t>(channels),
+                                      static_cast<int64_t>(per_channel)};
+      std::vector<int64_t> ashape =
+          nhwc ? std::vector<int64_t>{static_cast<int64_t>(channels)}
+               : std::vector<int64_t>{static_cast<int64_t>(channels), 1};
+      const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
+      const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
+      const lrelu_tensor_t ta{alpha.data(), dtype,
+                              static_cast<int32_t>(ashape.size()),
+                              ashape.data(), nullptr};
+      std::vector<uint64_t> want(channels);
+      for (size_t c = 0; c < channels; ++c) {
+        want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, dtype);
+      }
+      for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+        for (size_t threads : {1, 2, 3, 7}) {
+          std::vector<unsigned char> dalpha(alpha.size());
+          const lrelu_tensor_t tda{dalpha.data(), dtype,
+                                   static_cast<int32_t>(ashape.size()),
+                                   ashape.data(), nullptr};
+          lrelu_options_t o;
+          lrelu_options_init(&o);
+          o.cpu_target = lrelu_cpu_target_name(t);
+          o.threads = threads;
+          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+                    LRELU_STATUS_OK)
+              << lrelu_last_error();
+          for (size_t c = 0; c < channels; ++c) {
+            ASSERT_EQ(Hex(reference::LoadBits(dtype, dalpha.data(), c), 4),
+                      Hex(want[c], 4))
+                << lrelu_dtype_name(dtype) << (nhwc ? " NHWC " : " NCHW ")
+                << o.cpu_target << " threads " << threads << " channel " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lrelu::testing

@@ -185,8 +185,11 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // The view's dimensions (alpha's axes at extent 1); the last one is the
   // inner loop.
   const std::vector<int64_t> shape = ViewShape(p);
-  const auto [extent, xs, dys] =
-      MergedDims(shape.data(), shape.size(), p.x, p.dy);
+  // References, not a structured binding: the lambdas below capture them.
+  const Dims dims = MergedDims(shape.data(), shape.size(), p.x, p.dy);
+  const std::vector<int64_t>& extent = dims.extent;
+  const std::vector<int64_t>& xs = dims.xs;
+  const std::vector<int64_t>& dys = dims.dys;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   cpu::ProductBins products(TargetBit(p));
   const size_t outer = extent.size() - 1;

@@ -58,6 +58,29 @@ HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
   return hn::Mul(hn::Min(L::Load(d, x), hn::Zero(d)), L::Load(d, dy));
 }
 
+// float16: the terms of 2 * Lanes(d) elements as two float64 vectors.
+// The product of two float16 values is exact in float32 (at most 22 bits,
+// 2^-48 .. 2^32), so it is formed there and only the products are
+// widened: half the conversions of widening x and dy.
+template <class D>
+HWY_INLINE void HalfTermPair(D d, const uint16_t* x, const uint16_t* dy,
+                             hn::Vec<D>* p0, hn::Vec<D>* p1) {
+#if HWY_TARGET == HWY_SCALAR
+  // One lane: no half vectors; the terms in float64 (the same values).
+  *p0 = Term<Load16<true>>(d, x, dy);
+  *p1 = Term<Load16<true>>(d, x + 1, dy + 1);
+#else
+  const hn::Repartition<float, D> df;
+  const hn::Half<decltype(df)> dh;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  const auto t =
+      hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
+              HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+  *p0 = hn::PromoteTo(d, hn::LowerHalf(dh, t));
+  *p1 = hn::PromoteTo(d, hn::UpperHalf(dh, t));
+#endif
+}
+
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
 }  // namespace lrelu::cpu

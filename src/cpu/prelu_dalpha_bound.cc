@@ -32,27 +32,14 @@ struct WidenedTerms {
   }
 };
 
-// float16: the product of two float16 values is exact in float32 (at most
-// 22 bits, 2^-48 .. 2^32), so a float16 vector's terms are formed in
-// float32 and only the products widened: half the conversions.
+// float16's pairs (HalfTermPair): half the conversions.
 struct HalfTerms {
   using Loader = Load16<true>;
   using T = uint16_t;
   template <class D>
   static HWY_INLINE void Get(D d, const T* x, const T* dy, hn::Vec<D>* p0,
                              hn::Vec<D>* p1) {
-#if HWY_TARGET == HWY_SCALAR
-    WidenedTerms<Load16<true>>::Get(d, x, dy, p0, p1);
-#else
-    const hn::Repartition<float, D> df;
-    const hn::Half<decltype(df)> dh;
-    const hn::Rebind<uint16_t, decltype(df)> d16;
-    const auto t =
-        hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
-                HalfBitsToFloat(df, hn::LoadU(d16, dy)));
-    *p0 = hn::PromoteTo(d, hn::LowerHalf(dh, t));
-    *p1 = hn::PromoteTo(d, hn::UpperHalf(dh, t));
-#endif
+    HalfTermPair(d, x, dy, p0, p1);
   }
 };
 

@@ -260,20 +260,10 @@ HWY_INLINE void FixedDeposit(V p, V* top, V* bottom) {
 template <class D>
 HWY_INLINE void HalfStep(D d, const uint16_t* x, const uint16_t* dy,
                          hn::Vec<D>* top, hn::Vec<D>* bottom) {
-#if HWY_TARGET == HWY_SCALAR
-  // One lane: no half vectors; the terms in float64 (the same values).
-  FixedDeposit(Term<Load16<true>>(d, x, dy), &top[0], &bottom[0]);
-  FixedDeposit(Term<Load16<true>>(d, x + 1, dy + 1), &top[1], &bottom[1]);
-#else
-  const hn::Repartition<float, D> df;
-  const hn::Half<decltype(df)> dh;
-  const hn::Rebind<uint16_t, decltype(df)> d16;
-  const auto t =
-      hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
-              HalfBitsToFloat(df, hn::LoadU(d16, dy)));
-  FixedDeposit(hn::PromoteTo(d, hn::LowerHalf(dh, t)), &top[0], &bottom[0]);
-  FixedDeposit(hn::PromoteTo(d, hn::UpperHalf(dh, t)), &top[1], &bottom[1]);
-#endif
+  hn::Vec<D> p0, p1;
+  HalfTermPair(d, x, dy, &p0, &p1);
+  FixedDeposit(p0, &top[0], &bottom[0]);
+  FixedDeposit(p1, &top[1], &bottom[1]);
 }
 
 // The integer a level's accumulator holds above its start, and whether it

@@ -79,36 +79,31 @@ void AddPow2(lrelu_dtype_t dtype, Terms* t, int k, double sign) {
 }
 
 // A sum that float64 additions round to the wrong side of a midpoint:
-// S + S 2^-p (the midpoint above S, p dtype's precision) - S 2^-49 + 200
-// terms of S 2^-56. Exactly, that is the midpoint plus 2^-48.4 S: it rounds
-// up. In float64 each S 2^-56 is lost (below half an ulp of S), so the
-// float64 sum is 2^-49 S below the midpoint and rounds down; only the
-// bound (~2^-47 S here) keeps that from being decided. S = 2^16 for
-// float16 (its products reach 2^-48 at least), else 1.
-Terms LostTail(lrelu_dtype_t dtype) {
+// S + S 2^-p (the midpoint above S, p dtype's precision) - S 2^-below +
+// `count` terms of S 2^-56, whose total is above S 2^-below: exactly, the
+// sum lies above the midpoint and rounds up. In float64 each S 2^-56 is
+// lost (below half an ulp of S), so the float64 sum is S 2^-below under
+// the midpoint and rounds down. S = 2^16 for float16 (its products reach
+// 2^-48 at least), else 1.
+Terms WrongSide(lrelu_dtype_t dtype, int below, int count) {
   const int s = dtype == LRELU_DTYPE_FLOAT16 ? 16 : 0;
   Terms t;
   AddPow2(dtype, &t, s, 1);
   AddPow2(dtype, &t, s - Precision(dtype), 1);
-  AddPow2(dtype, &t, s - 49, -1);
-  for (int i = 0; i < 200; ++i) AddPow2(dtype, &t, s - 56, 1);
+  AddPow2(dtype, &t, s - below, -1);
+  for (int i = 0; i < count; ++i) AddPow2(dtype, &t, s - 56, 1);
   return t;
 }
 
-// The same with the tail in runs of its own (one term a run): each run's
-// sum, S 2^-56, is lost when added to the total as a float64, and the
-// total is 2^-46 S below the midpoint, against an exact 2^-45.1 S above.
-// Runs are added without error (BoundedSum's TwoSum), so the bound of a
-// one-term run (~2^-48.7 S) decides it, upwards.
-Terms LostRuns(lrelu_dtype_t dtype) {
-  const int s = dtype == LRELU_DTYPE_FLOAT16 ? 16 : 0;
-  Terms t;
-  AddPow2(dtype, &t, s, 1);
-  AddPow2(dtype, &t, s - Precision(dtype), 1);
-  AddPow2(dtype, &t, s - 46, -1);
-  for (int i = 0; i < 2000; ++i) AddPow2(dtype, &t, s - 56, 1);
-  return t;
-}
+// One run: 2^-49 under the midpoint against 2^-48.4 above; only the bound
+// (~2^-47 S here) keeps it from being decided.
+Terms LostTail(lrelu_dtype_t dtype) { return WrongSide(dtype, 49, 200); }
+
+// One term a run: each run's sum, S 2^-56, is lost when added to the
+// total as a float64, which ends 2^-46 S under the midpoint against an
+// exact 2^-45.1 S above. Runs are added without error (BoundedSum's
+// TwoSum), so the bound of a one-term run (~2^-48.7 S) decides it, up.
+Terms LostRuns(lrelu_dtype_t dtype) { return WrongSide(dtype, 46, 2000); }
 
 // Large terms that cancel around a small sum that lands on a midpoint.
 Terms Cancelled(lrelu_dtype_t dtype) {
@@ -117,15 +112,6 @@ Terms Cancelled(lrelu_dtype_t dtype) {
   t.Add(dtype, -big, -big);
   t.Add(dtype, -big, big);
   return t;
-}
-
-std::vector<unsigned char> Store(lrelu_dtype_t dtype,
-                                 const std::vector<uint64_t>& bits) {
-  std::vector<unsigned char> out(bits.size() * lrelu_dtype_size(dtype));
-  for (size_t i = 0; i < bits.size(); ++i) {
-    reference::StoreBits(dtype, out.data(), i, bits[i]);
-  }
-  return out;
 }
 
 std::string Name(int64_t target, lrelu_dtype_t dtype) {
@@ -140,8 +126,8 @@ std::string Name(int64_t target, lrelu_dtype_t dtype) {
 // The run kernel over t (in runs of up to kBoundedRun), then the decision.
 bool RunDecides(int64_t target, lrelu_dtype_t dtype, const Terms& t,
                 uint64_t* bits, size_t per_run = cpu::kBoundedRun) {
-  const std::vector<unsigned char> x = Store(dtype, t.x),
-                                   dy = Store(dtype, t.dy);
+  const std::vector<unsigned char> x = StoredBits(dtype, t.x),
+                                   dy = StoredBits(dtype, t.dy);
   const size_t e = lrelu_dtype_size(dtype);
   cpu::BoundedSum s;
   for (size_t i = 0; i < t.x.size(); i += per_run) {
@@ -244,7 +230,8 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
       dyb[r * count + c] = channels[c].dy[r];
     }
   }
-  const std::vector<unsigned char> x = Store(dtype, xb), dy = Store(dtype, dyb);
+  const std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                   dy = StoredBits(dtype, dyb);
   const auto row_bytes = static_cast<int64_t>(count * lrelu_dtype_size(dtype));
   std::vector<cpu::BoundedSum> sums(count);
   std::vector<double> block(2 * count);
@@ -358,7 +345,8 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
           dyb[at] = terms[c].dy[i];
         }
       }
-      std::vector<unsigned char> x = Store(dtype, xb), dy = Store(dtype, dyb);
+      std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                 dy = StoredBits(dtype, dyb);
       std::vector<unsigned char> alpha(channels * lrelu_dtype_size(dtype));
       std::vector<int64_t> xshape =
           nhwc ? std::vector<int64_t>{static_cast<int64_t>(per_channel),

@@ -54,16 +54,6 @@ std::vector<uint64_t> Scaled(lrelu_dtype_t dtype, size_t n, int center,
   return out;
 }
 
-// Raw bits as the storage the kernels read.
-std::vector<unsigned char> Store(lrelu_dtype_t dtype,
-                                 const std::vector<uint64_t>& bits) {
-  std::vector<unsigned char> out(bits.size() * lrelu_dtype_size(dtype));
-  for (size_t i = 0; i < bits.size(); ++i) {
-    reference::StoreBits(dtype, out.data(), i, bits[i]);
-  }
-  return out;
-}
-
 uint64_t Oracle(lrelu_dtype_t dtype, const std::vector<uint64_t>& x,
                 const std::vector<uint64_t>& dy) {
   return ExactDalpha(dtype, x, dy, LRELU_DTYPE_FLOAT64);
@@ -96,7 +86,8 @@ struct RunResult {
 RunResult RunOnGrid(int64_t target, lrelu_dtype_t dtype,
                     const std::vector<uint64_t>& x,
                     const std::vector<uint64_t>& dy, const cpu::UlpGrid& g) {
-  std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
+  std::vector<unsigned char> xb = StoredBits(dtype, x),
+                             dyb = StoredBits(dtype, dy);
   int64_t units[cpu::kMaxLevels];
   cpu::UlpStats stats;
   cpu::UlpFor(target).run[cpu::FormatIndex(dtype)][g.levels - 1](
@@ -118,7 +109,8 @@ RowsResult RowsOnGrid(int64_t target, lrelu_dtype_t dtype,
                       const std::vector<uint64_t>& x,
                       const std::vector<uint64_t>& dy, int64_t channels,
                       const cpu::UlpGrid& g) {
-  const std::vector<unsigned char> xb = Store(dtype, x), dyb = Store(dtype, dy);
+  const std::vector<unsigned char> xb = StoredBits(dtype, x),
+                                   dyb = StoredBits(dtype, dy);
   std::vector<double> acc(static_cast<size_t>(channels) * cpu::kMaxLevels);
   std::vector<int64_t> units(acc.size(), 0);
   cpu::UlpStats stats;
@@ -395,8 +387,10 @@ TEST(DalphaLevels, HalfGridTakesEveryFiniteTerm) {
     const cpu::UlpTable& table = cpu::UlpFor(t.bit);
     for (const Case& c : cases) {
       const std::string what = std::string(t.name) + " " + c.name;
-      const std::vector<unsigned char> xb = Store(LRELU_DTYPE_FLOAT16, c.x),
-                                       dyb = Store(LRELU_DTYPE_FLOAT16, c.dy);
+      const std::vector<unsigned char> xb =
+                                           StoredBits(LRELU_DTYPE_FLOAT16, c.x),
+                                       dyb = StoredBits(LRELU_DTYPE_FLOAT16,
+                                                        c.dy);
       const __int128 expected = c.special ? 0 : HalfUnits(c.x, c.dy);
       int64_t units[2];
       const bool finite =
@@ -415,8 +409,10 @@ TEST(DalphaLevels, HalfGridTakesEveryFiniteTerm) {
           dyr.push_back(c.dy[i]);
         }
       }
-      const std::vector<unsigned char> xrb = Store(LRELU_DTYPE_FLOAT16, xr),
-                                       dyrb = Store(LRELU_DTYPE_FLOAT16, dyr);
+      const std::vector<unsigned char> xrb =
+                                           StoredBits(LRELU_DTYPE_FLOAT16, xr),
+                                       dyrb =
+                                           StoredBits(LRELU_DTYPE_FLOAT16, dyr);
       std::vector<double> acc(2 * channels);
       std::vector<int64_t> ru(2 * channels);
       const bool rows_finite = table.half_rows(
@@ -542,9 +538,10 @@ TEST(DalphaLevels, BFloat16WindowIsExactInsideAndMisfitsOutside) {
         const std::string what = std::string(t.name) + " window " +
                                  std::to_string(w.x_top) + "/" +
                                  std::to_string(w.dy_top) + " " + c.name;
-        const std::vector<unsigned char> xb = Store(LRELU_DTYPE_BFLOAT16, c.x),
-                                         dyb =
-                                             Store(LRELU_DTYPE_BFLOAT16, c.dy);
+        const std::vector<unsigned char> xb = StoredBits(LRELU_DTYPE_BFLOAT16,
+                                                         c.x),
+                                         dyb = StoredBits(LRELU_DTYPE_BFLOAT16,
+                                                          c.dy);
         int64_t units[2];
         const bool fits =
             table.window_run(xb.data(), dyb.data(), c.x.size(), w, units);
@@ -571,9 +568,10 @@ TEST(DalphaLevels, BFloat16WindowIsExactInsideAndMisfitsOutside) {
             dyr.push_back(c.dy[(i + static_cast<size_t>(k)) % rows]);
           }
         }
-        const std::vector<unsigned char> xrb = Store(LRELU_DTYPE_BFLOAT16, xr),
-                                         dyrb =
-                                             Store(LRELU_DTYPE_BFLOAT16, dyr);
+        const std::vector<unsigned char> xrb = StoredBits(LRELU_DTYPE_BFLOAT16,
+                                                          xr),
+                                         dyrb = StoredBits(LRELU_DTYPE_BFLOAT16,
+                                                           dyr);
         std::vector<double> acc(2 * channels);
         std::vector<int64_t> ru(2 * channels);
         const bool rows_fit = table.window_rows(
@@ -652,8 +650,8 @@ TEST(DalphaLevels, ProductBinsAcrossScales) {
       for (size_t k = 0; k < blocks.size(); ++k) {
         std::vector<uint64_t> x, dy;
         Fill(dtype, blocks[k], k == 2, rng, &x, &dy);
-        const std::vector<unsigned char> xb = Store(dtype, x),
-                                         dyb = Store(dtype, dy);
+        const std::vector<unsigned char> xb = StoredBits(dtype, x),
+                                         dyb = StoredBits(dtype, dy);
         reference::BinnedSum binned;
         reference::ExactSum sum;
         // Uneven pieces, as the planes of an NCHW tensor.
@@ -687,8 +685,8 @@ TEST(DalphaLevels, ChannelBinsAcrossScales) {
           x.resize(x.size() / c * c);
           dy.resize(x.size());
           const auto rows = static_cast<int64_t>(x.size() / c);
-          const std::vector<unsigned char> xb = Store(dtype, x),
-                                           dyb = Store(dtype, dy);
+          const std::vector<unsigned char> xb = StoredBits(dtype, x),
+                                           dyb = StoredBits(dtype, dy);
           std::vector<reference::BinnedSum> binned(c);
           std::vector<reference::ExactSum> sums(c);
           const int64_t row =

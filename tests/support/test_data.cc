@@ -96,4 +96,12 @@ std::string CompareWithReference(lrelu_dtype_t dtype, const void* v,
   return "";
 }
 
+std::vector<unsigned char> StoredBits(lrelu_dtype_t dtype,
+                                      const std::vector<uint64_t>& bits) {
+  std::vector<unsigned char> out(bits.size() * lrelu_dtype_size(dtype));
+  for (size_t i = 0; i < bits.size(); ++i)
+    StoreBits(dtype, out.data(), i, bits[i]);
+  return out;
+}
+
 }  // namespace lrelu::testing

@@ -45,6 +45,10 @@ std::vector<double> SweepAlphas();
 
 std::string Hex(uint64_t bits, size_t bytes);
 
+// Raw bits of `dtype` (one per element) as the storage bytes a kernel reads.
+std::vector<unsigned char> StoredBits(lrelu_dtype_t dtype,
+                                      const std::vector<uint64_t>& bits);
+
 }  // namespace lrelu::testing
 
 #endif  // LRELU_TESTS_SUPPORT_TEST_DATA_H_

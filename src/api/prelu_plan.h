@@ -104,8 +104,19 @@ template <typename Fn>
 void ForEachAlpha(const PreluPlan& p, const std::vector<const View*>& views,
                   Fn fn) {
   const size_t na = p.alpha_axes.size();
-  std::vector<int64_t> idx(na, 0);
   std::vector<int64_t> off(views.size() + 1, 0);  // last: alpha
+  if (na == 1) {  // per channel: offsets are k times a stride
+    const int axis = p.alpha_axes[0];
+    std::vector<int64_t> step(views.size() + 1);
+    for (size_t v = 0; v < views.size(); ++v) step[v] = views[v]->strides[axis];
+    step[views.size()] = p.alpha_strides_x[axis];
+    for (int64_t k = 0; k < p.alpha_count; ++k) {
+      fn(k, off);
+      for (size_t v = 0; v < off.size(); ++v) off[v] += step[v];
+    }
+    return;
+  }
+  std::vector<int64_t> idx(na, 0);
   for (int64_t k = 0; k < p.alpha_count; ++k) {
     fn(k, off);
     // Odometer over alpha_axes, innermost last.

@@ -58,6 +58,19 @@ HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
   return hn::Mul(hn::Min(L::Load(d, x), hn::Zero(d)), L::Load(d, dy));
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// float16: x * dy where x < 0, else zero, in float32 lanes: exact, as the
+// product of two float16 values has at most 22 bits and lies in 2^-48 ..
+// 2^32.
+template <class DF>
+HWY_INLINE hn::Vec<DF> HalfProducts(DF df, const uint16_t* x,
+                                    const uint16_t* dy) {
+  const hn::Rebind<uint16_t, DF> d16;
+  return hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
+                 HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+}
+#endif
+
 // float16: the terms of 2 * Lanes(d) elements as two float64 vectors.
 // The product of two float16 values is exact in float32 (at most 22 bits,
 // 2^-48 .. 2^32), so it is formed there and only the products are
@@ -72,10 +85,7 @@ HWY_INLINE void HalfTermPair(D d, const uint16_t* x, const uint16_t* dy,
 #else
   const hn::Repartition<float, D> df;
   const hn::Half<decltype(df)> dh;
-  const hn::Rebind<uint16_t, decltype(df)> d16;
-  const auto t =
-      hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
-              HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+  const auto t = HalfProducts(df, x, dy);
   *p0 = hn::PromoteTo(d, hn::LowerHalf(dh, t));
   *p1 = hn::PromoteTo(d, hn::UpperHalf(dh, t));
 #endif

@@ -32,17 +32,6 @@ struct WidenedTerms {
   }
 };
 
-// float16's pairs (HalfTermPair): half the conversions.
-struct HalfTerms {
-  using Loader = Load16<true>;
-  using T = uint16_t;
-  template <class D>
-  static HWY_INLINE void Get(D d, const T* x, const T* dy, hn::Vec<D>* p0,
-                             hn::Vec<D>* p1) {
-    HalfTermPair(d, x, dy, p0, p1);
-  }
-};
-
 template <class Terms>
 void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
   using T = typename Terms::T;
@@ -161,12 +150,142 @@ void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   }
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// float16: the terms formed in float32 (HalfProducts, exact) and their
+// magnitudes summed there too, eight to an AVX2 vector; only the terms are
+// widened. A float32 magnitude sum over a run or a rows call (at most ~140
+// additions a lane) is within 2^-16 of the exact one, which
+// RoundIfCertain's margin takes (prelu_dalpha_bound.h).
+void BoundedRunHalf(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
+  const auto* x = static_cast<const uint16_t*>(xp);
+  const auto* dy = static_cast<const uint16_t*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const hn::Half<decltype(df)> dh;
+  const size_t lanes = hn::Lanes(df);
+  using VD = hn::Vec<decltype(d)>;
+  using VF = hn::Vec<decltype(df)>;
+  VD s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
+  VF m0 = hn::Zero(df), m1 = m0;
+  auto add = [&](VF t, VD* lo, VD* hi, VF* m) {
+    *lo = hn::Add(*lo, hn::PromoteTo(d, hn::LowerHalf(dh, t)));
+    *hi = hn::Add(*hi, hn::PromoteTo(d, hn::UpperHalf(dh, t)));
+    *m = hn::Add(*m, hn::Abs(t));
+  };
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    add(HalfProducts(df, x + i, dy + i), &s0, &s1, &m0);
+    add(HalfProducts(df, x + i + lanes, dy + i + lanes), &s2, &s3, &m1);
+  }
+  if (i < n) {  // zero-padded: a zero x makes a zero term
+    uint16_t xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(uint16_t));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(uint16_t));
+    for (size_t k = 0; k < n - i; k += lanes) {
+      add(HalfProducts(df, xt + k, dyt + k), &s0, &s1, &m0);
+    }
+  }
+  const double sum =
+      hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
+  const float abs = hn::GetLane(hn::SumOfLanes(df, hn::Add(m0, m1)));
+  // As BoundedRun, in float32 lanes: n / (2 lanes) terms a lane in the
+  // loop, 2 from the tail, then the joins.
+  s->AddRun(sum, static_cast<double>(abs),
+            static_cast<int64_t>(n / (2 * lanes) + 4 + lanes));
+}
+
+// The sum of kRows vectors: a tree of kRows - 1 additions.
+template <int kRows, class V>
+HWY_INLINE V Tree(const V* q) {
+  if constexpr (kRows == 4) {
+    return hn::Add(hn::Add(q[0], q[1]), hn::Add(q[2], q[3]));
+  } else {
+    return q[0];
+  }
+}
+
+inline const uint16_t* HalfRow(const char* base, int64_t step, int k) {
+  return reinterpret_cast<const uint16_t*>(base + k * step);
+}
+
+// kRows rows' terms of channels [c0, c0 + count) into sums[c0 + c] and
+// their magnitudes into mag[c] (float32), as BoundedRunHalf's.
+template <int kRows>
+HWY_INLINE void HalfRowsOf(const char* x, int64_t x_row, const char* dy,
+                           int64_t dy_row, int64_t c0, int64_t count,
+                           double* sums, float* mag) {
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const hn::Half<decltype(df)> dh;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t c = 0;
+  for (; c + lanes <= count; c += lanes) {
+    hn::Vec<decltype(df)> a[kRows];
+    hn::Vec<decltype(d)> lo[kRows], hi[kRows];
+    for (int k = 0; k < kRows; ++k) {
+      const auto t = HalfProducts(df, HalfRow(x, x_row, k) + c0 + c,
+                                  HalfRow(dy, dy_row, k) + c0 + c);
+      lo[k] = hn::PromoteTo(d, hn::LowerHalf(dh, t));
+      hi[k] = hn::PromoteTo(d, hn::UpperHalf(dh, t));
+      a[k] = hn::Abs(t);
+    }
+    double* sp = sums + c0 + c;
+    hn::StoreU(hn::Add(hn::LoadU(d, sp), Tree<kRows>(lo)), d, sp);
+    hn::StoreU(hn::Add(hn::LoadU(d, sp + lanes / 2), Tree<kRows>(hi)), d,
+               sp + lanes / 2);
+    hn::StoreU(hn::Add(hn::LoadU(df, mag + c), Tree<kRows>(a)), df, mag + c);
+  }
+  const hn::CappedTag<double, 1> d1;
+  for (; c < count; ++c) {
+    hn::Vec<decltype(d1)> p[kRows], a[kRows];
+    for (int k = 0; k < kRows; ++k) {
+      p[k] = Term<Load16<true>>(d1, HalfRow(x, x_row, k) + c0 + c,
+                                HalfRow(dy, dy_row, k) + c0 + c);
+      a[k] = hn::Abs(p[k]);
+    }
+    sums[c0 + c] += hn::GetLane(Tree<kRows>(p));
+    mag[c] += static_cast<float>(hn::GetLane(Tree<kRows>(a)));
+  }
+}
+
+// BoundedRows for float16, its magnitudes in float32 on the stack, up to
+// kChunk channels a pass, then added to sums[channels + c].
+void BoundedRowsHalf(const char* x, int64_t x_row, const char* dy,
+                     int64_t dy_row, int64_t rows, int64_t channels,
+                     double* sums) {
+  constexpr int64_t kChunk = 1024;
+  const bool wide = WideRows(channels * 2);
+  alignas(64) float mag[kChunk];
+  for (int64_t c0 = 0; c0 < channels; c0 += kChunk) {
+    const int64_t count = std::min(kChunk, channels - c0);
+    std::fill(mag, mag + count, 0.0f);
+    int64_t r = 0;
+    if (!wide) {
+      for (; r + 4 <= rows; r += 4) {
+        HalfRowsOf<4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0, count,
+                      sums, mag);
+      }
+    }
+    for (; r < rows; ++r) {
+      HalfRowsOf<1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0, count,
+                    sums, mag);
+    }
+    for (int64_t c = 0; c < count; ++c) sums[channels + c0 + c] += mag[c];
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
 void FillBoundedTable(BoundedTable* table) {
   table->run[0] = &BoundedRun<WidenedTerms<LoadF32>>;
-  table->run[1] = &BoundedRun<HalfTerms>;
+#if HWY_TARGET == HWY_SCALAR
+  table->run[1] = &BoundedRun<WidenedTerms<Load16<true>>>;
+  table->rows[1] = &BoundedRows<WidenedTerms<Load16<true>>>;
+#else
+  table->run[1] = &BoundedRunHalf;
+  table->rows[1] = &BoundedRowsHalf;
+#endif
   table->run[2] = &BoundedRun<WidenedTerms<Load16<false>>>;
   table->rows[0] = &BoundedRows<WidenedTerms<LoadF32>>;
-  table->rows[1] = &BoundedRows<HalfTerms>;
   table->rows[2] = &BoundedRows<WidenedTerms<Load16<false>>>;
 }
 
@@ -265,9 +384,9 @@ bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
     return false;
   }
   // The runs' errors, gamma_height * A, plus u * A for `error`'s, with A
-  // at most abs / (1 - gamma_(height + runs)): below (height + 1) * u *
-  // (1 + 2^-10) * abs; twice (height + 2) * u also covers this product's
-  // roundings.
+  // at most abs / (1 - gamma_(height + runs)) (float16's float32
+  // magnitudes: / (1 - 2^-16) more): below (height + 1) * u * (1 + 2^-10)
+  // * abs; twice (height + 2) * u also covers this product's roundings.
   const double bound = static_cast<double>(s.height + 2) * 0x1p-52 * s.abs;
   // Widened so that lo and hi, rounded, still lie outside the interval
   // around sum + error (sum's own rounding included).

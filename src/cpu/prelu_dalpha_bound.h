@@ -13,7 +13,10 @@
 // (1 - h*u), u = 2^-53 (Higham, Accuracy and Stability of Numerical
 // Algorithms, section 4.2; an addition whose result is subnormal is exact,
 // so underflow does not weaken it). The kernels sum |term| along the same
-// tree, so the computed A is at least (1 - gamma) times the exact one.
+// tree, so the computed A is at least (1 - gamma) times the exact one
+// (float16's kernels sum the magnitudes in float32, where its terms are
+// exact: within 2^-16 of the exact A over a run, which the margin of
+// RoundIfCertain takes).
 // Runs are short (at most kBoundedRun terms, or a few hundred rows) and
 // their sums are added without error, so h stays near 100 and the bound
 // near 2^-45 A: a float32 dalpha of 2^18 normally distributed terms is

@@ -61,7 +61,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   if (has_out) views.push_back(&out);
   const bool offsets =
       per_view || (p.backward && p.has_dalpha && !DalphaByRows(p));
-  if (offsets)
+  if (offsets) {
     ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
       if (per_view) {
         alpha[k] = reference::ToDouble(
@@ -73,6 +73,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
       v_off[k] = off[1];
       o_off[k] = has_out ? off[2] : 0;
     });
+  }
 
   // dalpha first: it reads dy, which dx may overwrite (in place).
   std::vector<uint64_t> dalpha;

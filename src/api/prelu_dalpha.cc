@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cpu/float_env.h"
@@ -191,7 +192,9 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   const std::vector<int64_t>& xs = dims.xs;
   const std::vector<int64_t>& dys = dims.dys;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
-  cpu::ProductBins products(TargetBit(p));
+  // Built (its slots cleared) on the first element the bounded sum leaves
+  // to the exact paths.
+  std::optional<cpu::ProductBins> products;
   const size_t outer = extent.size() - 1;
   const int64_t inner = extent[outer];
   const size_t elem = lrelu_dtype_size(p.dtype);
@@ -258,11 +261,12 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
           AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
         }
       } else {
-        products.Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
-                     &sum);
+        if (!products) products.emplace(TargetBit(p));
+        products->Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
+                      &sum);
       }
     });
-    products.FlushInto(&bins);
+    if (products) products->FlushInto(&bins);
     out[k] = RoundBinsAndSum(&bins, &sum, fa);
     sum.Clear();
   }
@@ -399,7 +403,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   const bool bounded = job.bounded != nullptr;  // then ChannelRows(p)
   Kept<reference::BinnedSum> bins(bounded ? 0 : count,
                                   count * sizeof(reference::BinnedSum));
-  cpu::ProductBins products(TargetBit(p));
+  std::optional<cpu::ProductBins> products;  // the per-channel runs' only
+  if (!bounded && !ChannelRows(p)) products.emplace(TargetBit(p));
   alignas(64) char x_buffer[kSegment * 4], dy_buffer[kSegment * 4];
   const bool rows = !bounded && ChannelRows(p);
   Kept<cpu::ChannelBins> kept_bins(rows ? 1 : 0,
@@ -452,14 +457,14 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
                   dyp + i * dys[last] * e, &sum, &b);
         }
       } else if (xs[last] == 1 && dys[last] == 1) {
-        products.Add(p.dtype, xp, 1, dyp, 1, seg, &b, &sum);
-        products.FlushInto(&b);
+        products->Add(p.dtype, xp, 1, dyp, 1, seg, &b, &sum);
+        products->FlushInto(&b);
       } else {
         // Gathered first, so the run takes the SIMD kernel.
         Gather(xp, xs[last] * e, e, seg, x_buffer);
         Gather(dyp, dys[last] * e, e, seg, dy_buffer);
-        products.Add(p.dtype, x_buffer, 1, dy_buffer, 1, seg, &b, &sum);
-        products.FlushInto(&b);
+        products->Add(p.dtype, x_buffer, 1, dy_buffer, 1, seg, &b, &sum);
+        products->FlushInto(&b);
       }
       if (b.count() > (uint64_t{1} << 42)) b.FlushInto(&sum);
     }

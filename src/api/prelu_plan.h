@@ -104,35 +104,29 @@ template <typename Fn>
 void ForEachAlpha(const PreluPlan& p, const std::vector<const View*>& views,
                   Fn fn) {
   const size_t na = p.alpha_axes.size();
-  std::vector<int64_t> off(views.size() + 1, 0);  // last: alpha
-  if (na == 1) {  // per channel: offsets are k times a stride
-    const int axis = p.alpha_axes[0];
-    std::vector<int64_t> step(views.size() + 1);
-    for (size_t v = 0; v < views.size(); ++v) step[v] = views[v]->strides[axis];
-    step[views.size()] = p.alpha_strides_x[axis];
-    for (int64_t k = 0; k < p.alpha_count; ++k) {
-      fn(k, off);
-      for (size_t v = 0; v < off.size(); ++v) off[v] += step[v];
+  const size_t nv = views.size() + 1;  // last: alpha
+  // Each alpha axis's extent and step in every view, read once: the
+  // odometer then touches no view per element (a 512-channel dalpha spent ~10 %
+  // of its time reading the strides here).
+  std::vector<int64_t> step(na * nv), back(na * nv), extent(na);
+  for (size_t j = 0; j < na; ++j) {
+    const int axis = p.alpha_axes[j];
+    extent[j] = p.x.shape[axis];
+    for (size_t v = 0; v < nv; ++v) {
+      step[j * nv + v] =
+          v + 1 < nv ? views[v]->strides[axis] : p.alpha_strides_x[axis];
+      back[j * nv + v] = -(p.x.shape[axis] - 1) * step[j * nv + v];
     }
-    return;
   }
-  std::vector<int64_t> idx(na, 0);
+  std::vector<int64_t> off(nv, 0), idx(na, 0);
   for (int64_t k = 0; k < p.alpha_count; ++k) {
     fn(k, off);
     // Odometer over alpha_axes, innermost last.
     for (size_t j = na; j-- > 0;) {
-      const int axis = p.alpha_axes[j];
-      auto step = [&](int64_t count) {
-        for (size_t v = 0; v < views.size(); ++v) {
-          off[v] += count * views[v]->strides[axis];
-        }
-        off[views.size()] += count * p.alpha_strides_x[axis];
-      };
-      if (++idx[j] < p.x.shape[axis]) {
-        step(1);
-        break;
-      }
-      step(-(p.x.shape[axis] - 1));
+      const bool carry = ++idx[j] == extent[j];
+      const int64_t* by = carry ? &back[j * nv] : &step[j * nv];
+      for (size_t v = 0; v < nv; ++v) off[v] += by[v];
+      if (!carry) break;
       idx[j] = 0;
     }
   }

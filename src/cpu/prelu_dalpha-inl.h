@@ -71,10 +71,9 @@ HWY_INLINE hn::Vec<DF> HalfProducts(DF df, const uint16_t* x,
 }
 #endif
 
-// float16: the terms of 2 * Lanes(d) elements as two float64 vectors.
-// The product of two float16 values is exact in float32 (at most 22 bits,
-// 2^-48 .. 2^32), so it is formed there and only the products are
-// widened: half the conversions of widening x and dy.
+// float16: the terms of 2 * Lanes(d) elements as two float64 vectors,
+// formed in float32 (HalfProducts) and widened: half the conversions of
+// widening x and dy.
 template <class D>
 HWY_INLINE void HalfTermPair(D d, const uint16_t* x, const uint16_t* dy,
                              hn::Vec<D>* p0, hn::Vec<D>* p1) {

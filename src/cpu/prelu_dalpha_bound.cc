@@ -18,23 +18,26 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The terms of 2 * Lanes(d) elements as two float64 vectors, each widened
-// from x and dy by loader L.
-template <class L>
-struct WidenedTerms {
-  using Loader = L;
-  using T = typename L::T;
-  template <class D>
-  static HWY_INLINE void Get(D d, const T* x, const T* dy, hn::Vec<D>* p0,
-                             hn::Vec<D>* p1) {
-    *p0 = Term<L>(d, x, dy);
-    *p1 = Term<L>(d, x + hn::Lanes(d), dy + hn::Lanes(d));
-  }
-};
+// The storage row k of `base`, rows `step` bytes apart.
+template <typename T>
+HWY_INLINE const T* Row(const char* base, int64_t step, int k) {
+  return reinterpret_cast<const T*>(base + k * step);
+}
 
-template <class Terms>
+// The sum of kRows vectors: a tree of kRows - 1 additions.
+template <int kRows, class V>
+HWY_INLINE V Tree(const V* q) {
+  if constexpr (kRows == 4) {
+    return hn::Add(hn::Add(q[0], q[1]), hn::Add(q[2], q[3]));
+  } else {
+    return q[0];
+  }
+}
+
+// Terms widened from x and dy by loader L (prelu_dalpha-inl.h).
+template <class L>
 void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
-  using T = typename Terms::T;
+  using T = typename L::T;
   const auto* x = static_cast<const T*>(xp);
   const auto* dy = static_cast<const T*>(dyp);
   const hn::ScalableTag<double> d;
@@ -43,11 +46,12 @@ void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
   // throughput, would otherwise bound the loop.
   auto s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
   auto a0 = s0, a1 = s0, a2 = s0, a3 = s0;
-  hn::Vec<decltype(d)> p0, p1, p2, p3;
   size_t i = 0;
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
-    Terms::Get(d, x + i, dy + i, &p0, &p1);
-    Terms::Get(d, x + i + 2 * lanes, dy + i + 2 * lanes, &p2, &p3);
+    const auto p0 = Term<L>(d, x + i, dy + i);
+    const auto p1 = Term<L>(d, x + i + lanes, dy + i + lanes);
+    const auto p2 = Term<L>(d, x + i + 2 * lanes, dy + i + 2 * lanes);
+    const auto p3 = Term<L>(d, x + i + 3 * lanes, dy + i + 3 * lanes);
     s0 = hn::Add(s0, p0);
     s1 = hn::Add(s1, p1);
     s2 = hn::Add(s2, p2);
@@ -61,12 +65,10 @@ void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
     T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
     std::memcpy(xt, x + i, (n - i) * sizeof(T));
     std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
-    for (size_t k = 0; k < n - i; k += 2 * lanes) {
-      Terms::Get(d, xt + k, dyt + k, &p0, &p1);
-      s0 = hn::Add(s0, p0);
-      s1 = hn::Add(s1, p1);
-      a0 = hn::Add(a0, hn::Abs(p0));
-      a1 = hn::Add(a1, hn::Abs(p1));
+    for (size_t k = 0; k < n - i; k += lanes) {  // at most 4 vectors
+      const auto p = Term<L>(d, xt + k, dyt + k);
+      s0 = hn::Add(s0, p);
+      a0 = hn::Add(a0, hn::Abs(p));
     }
   }
   const double sum =
@@ -74,9 +76,9 @@ void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
   const double abs =
       hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
   // An accumulator lane takes n / (4 lanes) terms in the unrolled loop and
-  // at most 2 from the tail; then two additions join the four
+  // at most 4 from the tail; then two additions join the four
   // accumulators and at most `lanes` the lanes.
-  s->AddRun(sum, abs, static_cast<int64_t>(n / (4 * lanes) + 4 + lanes));
+  s->AddRun(sum, abs, static_cast<int64_t>(n / (4 * lanes) + 6 + lanes));
 }
 
 // Adds kRows terms of each lane, q[0 .. kRows - 1], to the accumulators
@@ -84,48 +86,32 @@ void BoundedRun(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
 // additions, then one to the accumulator.
 template <int kRows, class D>
 HWY_INLINE void Accumulate(D d, const hn::Vec<D>* q, double* sp, double* ap) {
-  auto s = q[0];
-  auto a = hn::Abs(q[0]);
-  if constexpr (kRows == 4) {
-    s = hn::Add(hn::Add(q[0], q[1]), hn::Add(q[2], q[3]));
-    a = hn::Add(hn::Add(hn::Abs(q[0]), hn::Abs(q[1])),
-                hn::Add(hn::Abs(q[2]), hn::Abs(q[3])));
-  }
-  hn::StoreU(hn::Add(hn::LoadU(d, sp), s), d, sp);
-  hn::StoreU(hn::Add(hn::LoadU(d, ap), a), d, ap);
+  hn::Vec<D> a[kRows];
+  for (int k = 0; k < kRows; ++k) a[k] = hn::Abs(q[k]);
+  hn::StoreU(hn::Add(hn::LoadU(d, sp), Tree<kRows>(q)), d, sp);
+  hn::StoreU(hn::Add(hn::LoadU(d, ap), Tree<kRows>(a)), d, ap);
 }
 
 // Adds the terms of kRows rows (x_row / dy_row bytes apart) to each
 // channel's sums[c] and abs[c].
-template <class Terms, int kRows>
+template <class L, int kRows>
 HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
                        int64_t dy_row, int64_t channels, double* sums,
                        double* abs) {
-  using T = typename Terms::T;
+  using T = typename L::T;
   const hn::ScalableTag<double> d;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  auto row = [&](const char* base, int64_t step, int k) {
-    return reinterpret_cast<const T*>(base + k * step);
-  };
-  int64_t c = 0;
-  for (; c + 2 * lanes <= channels; c += 2 * lanes) {
-    hn::Vec<decltype(d)> p[2][kRows];
-    for (int k = 0; k < kRows; ++k) {
-      Terms::Get(d, row(x, x_row, k) + c, row(dy, dy_row, k) + c, &p[0][k],
-                 &p[1][k]);
-    }
-    Accumulate<kRows>(d, p[0], sums + c, abs + c);
-    Accumulate<kRows>(d, p[1], sums + c + lanes, abs + c + lanes);
-  }
   const hn::CappedTag<double, 1> d1;
-  for (; c < channels; ++c) {
-    hn::Vec<decltype(d1)> p[kRows];
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  auto step = [&](auto dv) {
+    hn::Vec<decltype(dv)> p[kRows];
     for (int k = 0; k < kRows; ++k) {
-      p[k] = Term<typename Terms::Loader>(d1, row(x, x_row, k) + c,
-                                          row(dy, dy_row, k) + c);
+      p[k] = Term<L>(dv, Row<T>(x, x_row, k) + c, Row<T>(dy, dy_row, k) + c);
     }
-    Accumulate<kRows>(d1, p, sums + c, abs + c);
-  }
+    Accumulate<kRows>(dv, p, sums + c, abs + c);
+  };
+  for (; c + lanes <= channels; c += lanes) step(d);
+  for (; c < channels; ++c) step(d1);
 }
 
 // Narrow rows four at a time: one load and store of each accumulator per
@@ -133,20 +119,20 @@ HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
 // or four rows of 1-2 KiB each, read side by side, were 1.5-1.65x slower
 // out of cache than the rows in memory order (float32 and float16, 512
 // channels), though quicker in cache.
-template <class Terms>
+template <class L>
 void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
                  int64_t rows, int64_t channels, double* sums) {
   double* abs = sums + channels;
   int64_t r = 0;
-  if (!WideRows(channels * static_cast<int64_t>(sizeof(typename Terms::T)))) {
+  if (!WideRows(channels * static_cast<int64_t>(sizeof(typename L::T)))) {
     for (; r + 4 <= rows; r += 4) {
-      RowsOf<Terms, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
-                       sums, abs);
+      RowsOf<L, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
+                   sums, abs);
     }
   }
   for (; r < rows; ++r) {
-    RowsOf<Terms, 1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
-                     sums, abs);
+    RowsOf<L, 1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels, sums,
+                 abs);
   }
 }
 
@@ -194,20 +180,6 @@ void BoundedRunHalf(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
             static_cast<int64_t>(n / (2 * lanes) + 4 + lanes));
 }
 
-// The sum of kRows vectors: a tree of kRows - 1 additions.
-template <int kRows, class V>
-HWY_INLINE V Tree(const V* q) {
-  if constexpr (kRows == 4) {
-    return hn::Add(hn::Add(q[0], q[1]), hn::Add(q[2], q[3]));
-  } else {
-    return q[0];
-  }
-}
-
-inline const uint16_t* HalfRow(const char* base, int64_t step, int k) {
-  return reinterpret_cast<const uint16_t*>(base + k * step);
-}
-
 // kRows rows' terms of channels [c0, c0 + count) into sums[c0 + c] and
 // their magnitudes into mag[c] (float32), as BoundedRunHalf's.
 template <int kRows>
@@ -223,8 +195,8 @@ HWY_INLINE void HalfRowsOf(const char* x, int64_t x_row, const char* dy,
     hn::Vec<decltype(df)> a[kRows];
     hn::Vec<decltype(d)> lo[kRows], hi[kRows];
     for (int k = 0; k < kRows; ++k) {
-      const auto t = HalfProducts(df, HalfRow(x, x_row, k) + c0 + c,
-                                  HalfRow(dy, dy_row, k) + c0 + c);
+      const auto t = HalfProducts(df, Row<uint16_t>(x, x_row, k) + c0 + c,
+                                  Row<uint16_t>(dy, dy_row, k) + c0 + c);
       lo[k] = hn::PromoteTo(d, hn::LowerHalf(dh, t));
       hi[k] = hn::PromoteTo(d, hn::UpperHalf(dh, t));
       a[k] = hn::Abs(t);
@@ -239,8 +211,8 @@ HWY_INLINE void HalfRowsOf(const char* x, int64_t x_row, const char* dy,
   for (; c < count; ++c) {
     hn::Vec<decltype(d1)> p[kRows], a[kRows];
     for (int k = 0; k < kRows; ++k) {
-      p[k] = Term<Load16<true>>(d1, HalfRow(x, x_row, k) + c0 + c,
-                                HalfRow(dy, dy_row, k) + c0 + c);
+      p[k] = Term<Load16<true>>(d1, Row<uint16_t>(x, x_row, k) + c0 + c,
+                                Row<uint16_t>(dy, dy_row, k) + c0 + c);
       a[k] = hn::Abs(p[k]);
     }
     sums[c0 + c] += hn::GetLane(Tree<kRows>(p));
@@ -276,17 +248,17 @@ void BoundedRowsHalf(const char* x, int64_t x_row, const char* dy,
 #endif  // HWY_TARGET != HWY_SCALAR
 
 void FillBoundedTable(BoundedTable* table) {
-  table->run[0] = &BoundedRun<WidenedTerms<LoadF32>>;
+  table->run[0] = &BoundedRun<LoadF32>;
 #if HWY_TARGET == HWY_SCALAR
-  table->run[1] = &BoundedRun<WidenedTerms<Load16<true>>>;
-  table->rows[1] = &BoundedRows<WidenedTerms<Load16<true>>>;
+  table->run[1] = &BoundedRun<Load16<true>>;
+  table->rows[1] = &BoundedRows<Load16<true>>;
 #else
   table->run[1] = &BoundedRunHalf;
   table->rows[1] = &BoundedRowsHalf;
 #endif
-  table->run[2] = &BoundedRun<WidenedTerms<Load16<false>>>;
-  table->rows[0] = &BoundedRows<WidenedTerms<LoadF32>>;
-  table->rows[2] = &BoundedRows<WidenedTerms<Load16<false>>>;
+  table->run[2] = &BoundedRun<Load16<false>>;
+  table->rows[0] = &BoundedRows<LoadF32>;
+  table->rows[2] = &BoundedRows<Load16<false>>;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

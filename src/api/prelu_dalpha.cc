@@ -438,7 +438,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
                      block.data());
         for (size_t c = 0; c < count; ++c) {
           totals[c].AddRun(block[c], block[count + c],
-                           cpu::RowsHeight(n, row_bytes));
+                           cpu::RowsHeight(n, row_bytes, e));
           block[c] = block[count + c] = 0;
         }
       }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/prelu_dalpha_bound.cc"
@@ -114,17 +115,18 @@ HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
   for (; c < channels; ++c) step(d1);
 }
 
-// Narrow rows four at a time: one load and store of each accumulator per
-// four terms, and a quarter of the height. Wide rows one at a time: two
-// or four rows of 1-2 KiB each, read side by side, were 1.5-1.65x slower
-// out of cache than the rows in memory order (float32 and float16, 512
-// channels), though quicker in cache.
+// Adds the terms of `rows` rows to sums[c] and their magnitudes to abs[c]
+// for c < channels. Narrow rows four at a time: one load and store of
+// each accumulator per four terms, and a quarter of the height. Wide rows
+// one at a time: two or four rows of 1-2 KiB each, read side by side, were
+// 1.5-1.65x slower out of cache than the rows in memory order (float32 and
+// float16, 512 channels), though quicker in cache.
 template <class L>
-void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
-                 int64_t rows, int64_t channels, double* sums) {
-  double* abs = sums + channels;
+void AddRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+             int64_t rows, int64_t channels, bool wide, double* sums,
+             double* abs) {
   int64_t r = 0;
-  if (!WideRows(channels * static_cast<int64_t>(sizeof(typename L::T)))) {
+  if (!wide) {
     for (; r + 4 <= rows; r += 4) {
       RowsOf<L, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
                    sums, abs);
@@ -136,129 +138,241 @@ void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   }
 }
 
+template <class L>
+void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+                 int64_t rows, int64_t channels, double* sums) {
+  AddRows<L>(x, x_row, dy, dy_row, rows, channels,
+             WideRows(channels * static_cast<int64_t>(sizeof(typename L::T))),
+             sums, sums + channels);
+}
+
 #if HWY_TARGET != HWY_SCALAR
-// float16: the terms formed in float32 (HalfProducts, exact) and their
-// magnitudes summed there too, eight to an AVX2 vector; only the terms are
-// widened. A float32 magnitude sum over a run or a rows call (at most ~140
-// additions a lane) is within 2^-16 of the exact one, which
-// RoundIfCertain's margin takes (prelu_dalpha_bound.h).
-void BoundedRunHalf(const void* xp, const void* dyp, size_t n, BoundedSum* s) {
-  const auto* x = static_cast<const uint16_t*>(xp);
-  const auto* dy = static_cast<const uint16_t*>(dyp);
-  const hn::ScalableTag<double> d;
-  const hn::Repartition<float, decltype(d)> df;
-  const hn::Half<decltype(df)> dh;
-  const size_t lanes = hn::Lanes(df);
-  using VD = hn::Vec<decltype(d)>;
-  using VF = hn::Vec<decltype(df)>;
-  VD s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
-  VF m0 = hn::Zero(df), m1 = m0;
-  auto add = [&](VF t, VD* lo, VD* hi, VF* m) {
+// How the kernels below form a term from x and dy read as float32 lanes
+// (eight to an AVX2 vector):
+// - kProduct: t = x * dy in float32 is the term, and only t is widened to
+//   float64 (half the conversions, which bound these loops). Exact for
+//   float16 (at most 22 bits, within 2^-48 .. 2^32); for bfloat16 (16
+//   bits) where |t| >= 2^-134, else within 2^-150 (see CertainMagnitude).
+// - kWiden: float32's wide rows (its runs and narrow rows take the
+//   float64 kernels, quicker here): x and dy widened, the term formed in
+//   float64 (exact) by a multiply-add into the sum (the same sum: the
+//   product is exact), the magnitude in float32.
+// `Wide` reads the storage as float64 lanes (prelu_dalpha-inl.h) for a
+// row's last few channels and for the float64 kernels that run again
+// where CertainMagnitude fails.
+enum class Form { kProduct, kWiden };
+
+struct FromF32 {
+  using T = float;
+  using Wide = LoadF32;
+  static constexpr Form kForm = Form::kWiden;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> Load(DF df, const float* p) {
+    return hn::LoadU(df, p);
+  }
+};
+struct FromHalf {
+  using T = uint16_t;
+  using Wide = Load16<true>;
+  static constexpr Form kForm = Form::kProduct;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> Load(DF df, const uint16_t* p) {
+    return HalfBitsToFloat(df, hn::LoadU(hn::Rebind<uint16_t, DF>(), p));
+  }
+};
+struct FromBFloat16 {
+  using T = uint16_t;
+  using Wide = Load16<false>;
+  static constexpr Form kForm = Form::kProduct;
+  template <class DF>
+  static HWY_INLINE hn::Vec<DF> Load(DF df, const uint16_t* p) {
+    return BFloat16BitsToFloat(df, hn::LoadU(hn::Rebind<uint16_t, DF>(), p));
+  }
+};
+
+// Only float16's terms are always exact and never tiny: the others'
+// float32 magnitude sums go through CertainMagnitude.
+template <class In>
+constexpr bool Checked() {
+  return !std::is_same_v<In, FromHalf>;
+}
+
+// Whether a float32 magnitude sum m (a run, or a rows call: at most ~300
+// additions a lane) lets RoundIfCertain's bound hold. Each float32
+// operation errs by at most 2^-24 of its result or by 2^-150 absolute
+// (below float32's normal range): the relative errors stay within 2^-15,
+// which its margin takes, and the absolute ones (the terms' and the
+// magnitudes', below 2^-138 in all) below 2^-26 of the bound when m >=
+// 2^-60. A smaller m (zero or tiny terms), inf or NaN (overflow) sends
+// the caller to float64 magnitudes and terms: exact, exact zeros.
+inline bool CertainMagnitude(float m) { return m >= 0x1p-60f && m <= 0x1p127f; }
+
+// Adds the terms of Lanes(df) elements at x, dy to *lo and *hi (float64:
+// the lower and upper half) and their magnitudes to *m (float32).
+template <class In, class D, class DF>
+HWY_INLINE void AddTerms(D d, DF df, const typename In::T* x,
+                         const typename In::T* dy, hn::Vec<D>* lo,
+                         hn::Vec<D>* hi, hn::Vec<DF>* m) {
+  const hn::Half<DF> dh;
+  const auto xn = hn::Min(In::Load(df, x), hn::Zero(df));
+  const auto dyv = In::Load(df, dy);
+  if constexpr (In::kForm == Form::kWiden) {
+    *lo = hn::MulAdd(hn::PromoteTo(d, hn::LowerHalf(dh, xn)),
+                     hn::PromoteTo(d, hn::LowerHalf(dh, dyv)), *lo);
+    *hi = hn::MulAdd(hn::PromoteTo(d, hn::UpperHalf(dh, xn)),
+                     hn::PromoteTo(d, hn::UpperHalf(dh, dyv)), *hi);
+    *m = hn::NegMulAdd(xn, hn::Abs(dyv), *m);  // xn <= 0: adds |x * dy|
+  } else {
+    const auto t = hn::Mul(xn, dyv);
     *lo = hn::Add(*lo, hn::PromoteTo(d, hn::LowerHalf(dh, t)));
     *hi = hn::Add(*hi, hn::PromoteTo(d, hn::UpperHalf(dh, t)));
     *m = hn::Add(*m, hn::Abs(t));
-  };
+  }
+}
+
+template <class In>
+void BoundedRunLanes(const void* xp, const void* dyp, size_t n,
+                     BoundedSum* out) {
+  using T = typename In::T;
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const size_t lanes = hn::Lanes(df);
+  // Four float64 accumulators, two float32 ones: the additions' latency,
+  // not their throughput, would otherwise bound the loop.
+  hn::Vec<decltype(d)> s0 = hn::Zero(d), s1 = s0, s2 = s0, s3 = s0;
+  hn::Vec<decltype(df)> m0 = hn::Zero(df), m1 = m0;
   size_t i = 0;
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    add(HalfProducts(df, x + i, dy + i), &s0, &s1, &m0);
-    add(HalfProducts(df, x + i + lanes, dy + i + lanes), &s2, &s3, &m1);
+    AddTerms<In>(d, df, x + i, dy + i, &s0, &s1, &m0);
+    AddTerms<In>(d, df, x + i + lanes, dy + i + lanes, &s2, &s3, &m1);
   }
   if (i < n) {  // zero-padded: a zero x makes a zero term
-    uint16_t xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
-    std::memcpy(xt, x + i, (n - i) * sizeof(uint16_t));
-    std::memcpy(dyt, dy + i, (n - i) * sizeof(uint16_t));
+    T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(T));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
     for (size_t k = 0; k < n - i; k += lanes) {
-      add(HalfProducts(df, xt + k, dyt + k), &s0, &s1, &m0);
+      AddTerms<In>(d, df, xt + k, dyt + k, &s0, &s1, &m0);
     }
+  }
+  const float abs = hn::GetLane(hn::SumOfLanes(df, hn::Add(m0, m1)));
+  if (Checked<In>() && !CertainMagnitude(abs)) {
+    return BoundedRun<typename In::Wide>(xp, dyp, n, out);
   }
   const double sum =
       hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Add(s0, s1), hn::Add(s2, s3))));
-  const float abs = hn::GetLane(hn::SumOfLanes(df, hn::Add(m0, m1)));
   // As BoundedRun, in float32 lanes: n / (2 lanes) terms a lane in the
   // loop, 2 from the tail, then the joins.
-  s->AddRun(sum, static_cast<double>(abs),
-            static_cast<int64_t>(n / (2 * lanes) + 4 + lanes));
+  out->AddRun(sum, static_cast<double>(abs),
+              static_cast<int64_t>(n / (2 * lanes) + 4 + lanes));
 }
 
-// kRows rows' terms of channels [c0, c0 + count) into sums[c0 + c] and
-// their magnitudes into mag[c] (float32), as BoundedRunHalf's.
-template <int kRows>
-HWY_INLINE void HalfRowsOf(const char* x, int64_t x_row, const char* dy,
-                           int64_t dy_row, int64_t c0, int64_t count,
-                           double* sums, float* mag) {
+// kRows rows' terms of channels [c0, c0 + count) into sums[c] and their
+// magnitudes into mag[c] (float32), as BoundedRunLanes's: one addition a
+// row into the accumulators, loaded and stored once per kRows rows.
+template <class In, int kRows>
+HWY_INLINE void RowsLanesOf(const char* x, int64_t x_row, const char* dy,
+                            int64_t dy_row, int64_t c0, int64_t count,
+                            double* sums, float* mag) {
+  using T = typename In::T;
   const hn::ScalableTag<double> d;
   const hn::Repartition<float, decltype(d)> df;
-  const hn::Half<decltype(df)> dh;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
   int64_t c = 0;
   for (; c + lanes <= count; c += lanes) {
-    hn::Vec<decltype(df)> a[kRows];
-    hn::Vec<decltype(d)> lo[kRows], hi[kRows];
+    double* sp = sums + c;
+    auto lo = hn::LoadU(d, sp), hi = hn::LoadU(d, sp + lanes / 2);
+    auto m = hn::LoadU(df, mag + c);
     for (int k = 0; k < kRows; ++k) {
-      const auto t = HalfProducts(df, Row<uint16_t>(x, x_row, k) + c0 + c,
-                                  Row<uint16_t>(dy, dy_row, k) + c0 + c);
-      lo[k] = hn::PromoteTo(d, hn::LowerHalf(dh, t));
-      hi[k] = hn::PromoteTo(d, hn::UpperHalf(dh, t));
-      a[k] = hn::Abs(t);
+      AddTerms<In>(d, df, Row<T>(x, x_row, k) + c0 + c,
+                   Row<T>(dy, dy_row, k) + c0 + c, &lo, &hi, &m);
     }
-    double* sp = sums + c0 + c;
-    hn::StoreU(hn::Add(hn::LoadU(d, sp), Tree<kRows>(lo)), d, sp);
-    hn::StoreU(hn::Add(hn::LoadU(d, sp + lanes / 2), Tree<kRows>(hi)), d,
-               sp + lanes / 2);
-    hn::StoreU(hn::Add(hn::LoadU(df, mag + c), Tree<kRows>(a)), df, mag + c);
+    hn::StoreU(lo, d, sp);
+    hn::StoreU(hi, d, sp + lanes / 2);
+    hn::StoreU(m, df, mag + c);
   }
+  // The last few channels in float64: exact terms.
   const hn::CappedTag<double, 1> d1;
   for (; c < count; ++c) {
-    hn::Vec<decltype(d1)> p[kRows], a[kRows];
     for (int k = 0; k < kRows; ++k) {
-      p[k] = Term<Load16<true>>(d1, Row<uint16_t>(x, x_row, k) + c0 + c,
-                                Row<uint16_t>(dy, dy_row, k) + c0 + c);
-      a[k] = hn::Abs(p[k]);
+      const auto p = Term<typename In::Wide>(d1, Row<T>(x, x_row, k) + c0 + c,
+                                             Row<T>(dy, dy_row, k) + c0 + c);
+      sums[c] += hn::GetLane(p);
+      mag[c] += static_cast<float>(std::fabs(hn::GetLane(p)));
     }
-    sums[c0 + c] += hn::GetLane(Tree<kRows>(p));
-    mag[c] += static_cast<float>(hn::GetLane(Tree<kRows>(a)));
   }
 }
 
-// BoundedRows for float16, its magnitudes in float32 on the stack, up to
-// kChunk channels a pass, then added to sums[channels + c].
-void BoundedRowsHalf(const char* x, int64_t x_row, const char* dy,
-                     int64_t dy_row, int64_t rows, int64_t channels,
-                     double* sums) {
+// BoundedRows in float32 lanes, up to kChunk channels a pass into sums
+// and magnitudes on the stack, then added to sums[c] and
+// sums[channels + c]; a pass with a magnitude CertainMagnitude rejects
+// runs again in float64 (AddRows).
+template <class In>
+void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
+                      int64_t dy_row, int64_t rows, int64_t channels,
+                      double* sums) {
+  using T = typename In::T;
   constexpr int64_t kChunk = 1024;
-  const bool wide = WideRows(channels * 2);
+  const bool wide = WideRows(channels * static_cast<int64_t>(sizeof(T)));
+  if (In::kForm == Form::kWiden && !wide) {
+    // Narrow float32 rows: the float64 kernel's tree of four rows was
+    // quicker (A/B, 64 channels, in and out of cache) than the fused
+    // multiply-adds' chain of four.
+    return BoundedRows<typename In::Wide>(x, x_row, dy, dy_row, rows, channels,
+                                          sums);
+  }
+  alignas(64) double part[kChunk];
   alignas(64) float mag[kChunk];
   for (int64_t c0 = 0; c0 < channels; c0 += kChunk) {
     const int64_t count = std::min(kChunk, channels - c0);
+    std::fill(part, part + count, 0.0);
     std::fill(mag, mag + count, 0.0f);
     int64_t r = 0;
     if (!wide) {
       for (; r + 4 <= rows; r += 4) {
-        HalfRowsOf<4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0, count,
-                      sums, mag);
+        RowsLanesOf<In, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0,
+                           count, part, mag);
       }
     }
     for (; r < rows; ++r) {
-      HalfRowsOf<1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0, count,
-                    sums, mag);
+      RowsLanesOf<In, 1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0,
+                         count, part, mag);
     }
-    for (int64_t c = 0; c < count; ++c) sums[channels + c0 + c] += mag[c];
+    bool certain = true;
+    for (int64_t c = 0; c < count; ++c) {
+      certain = certain && (!Checked<In>() || CertainMagnitude(mag[c]));
+    }
+    if (!certain) {
+      const auto e = static_cast<int64_t>(sizeof(T));
+      AddRows<typename In::Wide>(x + c0 * e, x_row, dy + c0 * e, dy_row, rows,
+                                 count, wide, sums + c0, sums + channels + c0);
+      continue;
+    }
+    for (int64_t c = 0; c < count; ++c) {
+      sums[c0 + c] += part[c];
+      sums[channels + c0 + c] += mag[c];
+    }
   }
 }
 #endif  // HWY_TARGET != HWY_SCALAR
 
 void FillBoundedTable(BoundedTable* table) {
-  table->run[0] = &BoundedRun<LoadF32>;
 #if HWY_TARGET == HWY_SCALAR
+  table->run[0] = &BoundedRun<LoadF32>;
   table->run[1] = &BoundedRun<Load16<true>>;
-  table->rows[1] = &BoundedRows<Load16<true>>;
-#else
-  table->run[1] = &BoundedRunHalf;
-  table->rows[1] = &BoundedRowsHalf;
-#endif
   table->run[2] = &BoundedRun<Load16<false>>;
   table->rows[0] = &BoundedRows<LoadF32>;
+  table->rows[1] = &BoundedRows<Load16<true>>;
   table->rows[2] = &BoundedRows<Load16<false>>;
+#else
+  table->run[0] = &BoundedRun<LoadF32>;
+  table->run[1] = &BoundedRunLanes<FromHalf>;
+  table->run[2] = &BoundedRunLanes<FromBFloat16>;
+  table->rows[0] = &BoundedRowsLanes<FromF32>;
+  table->rows[1] = &BoundedRowsLanes<FromHalf>;
+  table->rows[2] = &BoundedRowsLanes<FromBFloat16>;
+#endif
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)
@@ -356,8 +470,8 @@ bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
     return false;
   }
   // The runs' errors, gamma_height * A, plus u * A for `error`'s, with A
-  // at most abs / (1 - gamma_(height + runs)) (float16's float32
-  // magnitudes: / (1 - 2^-16) more): below (height + 1) * u * (1 + 2^-10)
+  // at most abs / (1 - gamma_(height + runs)) (float32 magnitudes:
+  // / (1 - 2^-15) more): below (height + 1) * u * (1 + 2^-10)
   // * abs; twice (height + 2) * u also covers this product's roundings.
   const double bound = static_cast<double>(s.height + 2) * 0x1p-52 * s.abs;
   // Widened so that lo and hi, rounded, still lie outside the interval

@@ -14,13 +14,14 @@
 // Algorithms, section 4.2; an addition whose result is subnormal is exact,
 // so underflow does not weaken it). The kernels sum |term| along the same
 // tree, so the computed A is at least (1 - gamma) times the exact one
-// (float16's kernels sum the magnitudes in float32, where its terms are
-// exact: within 2^-16 of the exact A over a run, which the margin of
-// RoundIfCertain takes).
+// (the 16-bit kernels and float32's wide rows sum the magnitudes in
+// float32: within 2^-15 of the exact A over a run, which the margin of
+// RoundIfCertain takes, or else the run goes again in float64; see
+// CertainMagnitude in prelu_dalpha_bound.cc).
 // Runs are short (at most kBoundedRun terms, or a few hundred rows) and
-// their sums are added without error, so h stays near 100 and the bound
-// near 2^-45 A: a float32 dalpha of 2^18 normally distributed terms is
-// decided ~99.9 % of the time.
+// their sums are added without error, so h stays near 100-300 and the bound
+// near 2^-45 A (2^-44 A for the 16-bit formats' rows): a float32 dalpha of 2^18
+// normally distributed terms is decided ~99.9 % of the time.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
 
@@ -72,7 +73,8 @@ using BoundedRunKernel = void (*)(const void* x, const void* dy, size_t n,
 // Adds row r's term of channel c to sums[c] and its magnitude to
 // sums[channels + c], for r < rows (rows x_row / dy_row bytes apart, each
 // `channels` contiguous elements, row_bytes = channels * element size). A
-// term passes through at most RowsHeight(rows, row_bytes) additions.
+// term passes through at most RowsHeight(rows, row_bytes, element size)
+// additions.
 using BoundedRowsKernel = void (*)(const char* x, int64_t x_row, const char* dy,
                                    int64_t dy_row, int64_t rows,
                                    int64_t channels, double* sums);
@@ -81,12 +83,16 @@ using BoundedRowsKernel = void (*)(const char* x, int64_t x_row, const char* dy,
 // wide, else four at a time.
 inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
 // Rows per rows kernel call (a run of each channel's BoundedSum), and the
-// additions a term passes through in a call of `rows` rows.
+// additions a term passes through in a call of `rows` rows of row_bytes
+// each, `element` bytes an element, at most: float32's narrow rows go
+// through a tree of two levels per four rows, then the accumulator's
+// addition (and up to three single rows'); other rows through one
+// addition a row into their channel's accumulator and one into `sums`.
 inline int64_t RowsPerRun(int64_t row_bytes) {
   return WideRows(row_bytes) ? 64 : 256;
 }
-inline int64_t RowsHeight(int64_t rows, int64_t row_bytes) {
-  return WideRows(row_bytes) ? rows + 1 : rows / 4 + 5;
+inline int64_t RowsHeight(int64_t rows, int64_t row_bytes, int64_t element) {
+  return element == 4 && !WideRows(row_bytes) ? rows / 4 + 5 : rows + 5;
 }
 
 // [format: float32, float16, bfloat16] (FormatIndex).

@@ -244,7 +244,10 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
         reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes, n,
         static_cast<int64_t>(count), block.data());
     for (size_t c = 0; c < count; ++c) {
-      sums[c].AddRun(block[c], block[count + c], cpu::RowsHeight(n, row_bytes));
+      sums[c].AddRun(
+          block[c], block[count + c],
+          cpu::RowsHeight(n, row_bytes,
+                          static_cast<int64_t>(lrelu_dtype_size(dtype))));
     }
   }
   std::vector<uint64_t> out(count);
@@ -322,6 +325,65 @@ TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
 // Through the public call, NCHW (runs) and NHWC (rows), on every target
 // and 1, 2, 3, 7 threads: channels on and next to midpoints take the
 // exact path, the others the bounded one, all with the oracle's bits.
+// Terms below float32's range, where the kernels' float32 products
+// (bfloat16) or magnitudes (float32's wide rows) lose what decides the
+// result; only CertainMagnitude's float64 pass gets these right.
+// - Rounded: 2^-134 (bfloat16's midpoint between 0 and its least
+//   subnormal) - 2^-150 (1 + 2^-7) + 2 * 2^-151 (2 - 2^-7): exactly just
+//   above the midpoint (rounds up), but float32 products give 2^-134 -
+//   2^-149, below it.
+// - SignedZero: 2^-151 - 2^-210 - 2^-151: exactly -2^-210, which rounds
+//   to -0; float64 loses the -2^-210 and float32 every magnitude, so the
+//   sum and the magnitude are both +0.
+Terms Rounded(lrelu_dtype_t dtype) {
+  Terms t;
+  t.Add(dtype, -0x1p-67, -0x1p-67);
+  t.Add(dtype, -0x1p-75 * (1 + 0x1p-7), 0x1p-75);
+  for (int i = 0; i < 2; ++i) t.Add(dtype, -0x1p-76 * (2 - 0x1p-7), -0x1p-75);
+  return t;
+}
+Terms SignedZero(lrelu_dtype_t dtype) {
+  Terms t;
+  t.Add(dtype, -0x1p-75, -0x1p-76);
+  t.Add(dtype, -0x1p-105, 0x1p-105);
+  t.Add(dtype, -0x1p-75, 0x1p-76);
+  return t;
+}
+
+TEST(DalphaBound, TinyTermsTakeFloat64) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(7);
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    // float16 has no such values (its products are at least 2^-48).
+    for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {
+      const std::string what = Name(target.bit, dtype);
+      for (const Terms& t : {Rounded(dtype), SignedZero(dtype)}) {
+        const uint64_t want = ExactDalpha(dtype, t.x, t.dy, dtype);
+        uint64_t bits = 0;
+        if (RunDecides(target.bit, dtype, t, &bits)) {
+          EXPECT_EQ(Hex(bits, 4), Hex(want, 4)) << what << " run";
+        }
+        // 300 channels: wide float32 rows; a vector's lane and the
+        // last few channels' (float64 terms, float32 magnitudes).
+        for (size_t at : {5, 298}) {
+          std::vector<Terms> channels;
+          for (size_t c = 0; c < 300; ++c) {
+            channels.push_back(Normal(dtype, t.x.size(), rng));
+          }
+          channels[at] = t;
+          std::vector<bool> decided;
+          const std::vector<uint64_t> got =
+              RowsDecide(target.bit, dtype, channels, t.x.size(), &decided);
+          if (decided[at]) {
+            EXPECT_EQ(Hex(got[at], 4), Hex(want, 4))
+                << what << " rows, channel " << at;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(DalphaBound, PublicCallOnBothPaths) {
   std::mt19937_64 rng(8);
   for (lrelu_dtype_t dtype : kDTypes) {

@@ -3,12 +3,12 @@
 // against LeakyReLU's forward, dx against LeakyReLU's gradient), dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32;
-// then dalpha for float16 and bfloat16 against one read of their own x and
-// dy (--sixteen 0 leaves that out).
+// then dalpha for float16 and bfloat16, and for float64, against one read
+// of their own x and dy (--sixteen 0 and --float64 0 leave those out).
 // Prints a Markdown table: each contender timed in rounds paired with its
 // baseline (Compare), the median time and the median ratio with quartiles.
 //   prelu_bench [--reps ROUNDS] [--threads T] [--max-elements N]
-//               [--sixteen 0|1]
+//               [--sixteen 0|1] [--float64 0|1]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -143,13 +143,70 @@ void SixteenBitDalpha(int reps, int64_t max_elements,
   }
 }
 
+// dalpha for float64 x, alpha and dy (normally distributed, all 53 bits)
+// against one read of x and dy as 64-bit words, NCHW and NHWC.
+void Float64Dalpha(int reps, int64_t max_elements, const lrelu_options_t& o) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
+    if (n > max_elements) continue;
+    const int rounds = n > (1 << 20) ? std::max(3, reps / 4) : reps;
+    std::vector<double> x(static_cast<size_t>(n)), dy(x.size());
+    for (auto& v : x) v = normal(rng);
+    for (auto& v : dy) v = normal(rng);
+    const auto read_once = [&] {
+      uint64_t acc[8] = {};
+      const auto* xw = reinterpret_cast<const uint64_t*>(x.data());
+      const auto* dyw = reinterpret_cast<const uint64_t*>(dy.data());
+      for (size_t i = 0; i + 8 <= x.size(); i += 8) {
+        for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
+      }
+      uint64_t sum = 0;
+      for (uint64_t a : acc) sum += a;
+      volatile uint64_t sink = sum;
+      (void)sink;
+    };
+    for (int64_t c : {int64_t{64}, int64_t{512}}) {
+      std::vector<double> alpha(static_cast<size_t>(c), 0.25),
+          dalpha(alpha.size());
+      const int64_t hw = n / c;
+      for (int layout = 0; layout < 2; ++layout) {
+        const std::vector<int64_t> shape =
+            layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
+                        : std::vector<int64_t>{1, 1, hw, c};
+        const std::vector<int64_t> ashape = layout == 0
+                                                ? std::vector<int64_t>{c, 1, 1}
+                                                : std::vector<int64_t>{c};
+        lrelu_tensor_t px = View(x.data(), shape), pdy = View(dy.data(), shape),
+                       pa = View(alpha.data(), ashape),
+                       pda = View(dalpha.data(), ashape);
+        px.dtype = pdy.dtype = pa.dtype = pda.dtype = LRELU_DTYPE_FLOAT64;
+        const Paired m = Compare(rounds, read_once, [&] {
+          lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
+        });
+        const char* name = layout == 0 ? "NCHW" : "NHWC";
+        std::printf(
+            "| %lld | %lld | %s | read x and dy once (float64) | %.3f | 1.00 | "
+            "1.00-1.00 |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name,
+            m.base_ms);
+        std::printf(
+            "| %lld | %lld | %s | lrelu dalpha (exact, float64) | %.3f | "
+            "%.2f | %.2f-%.2f |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name, m.ms,
+            m.ratio, m.q1, m.q3);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 21;
   size_t threads = 1;
   int64_t max_elements = int64_t{1} << 24;
-  bool sixteen = true;
+  bool sixteen = true, float64 = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--max-elements") == 0) {
@@ -157,6 +214,9 @@ int main(int argc, char** argv) {
     }
     if (std::strcmp(argv[i], "--sixteen") == 0) {
       sixteen = std::atoi(argv[i + 1]) != 0;
+    }
+    if (std::strcmp(argv[i], "--float64") == 0) {
+      float64 = std::atoi(argv[i + 1]) != 0;
     }
     if (std::strcmp(argv[i], "--threads") == 0) {
       threads = static_cast<size_t>(std::atoi(argv[i + 1]));
@@ -281,5 +341,6 @@ int main(int argc, char** argv) {
     }
   }
   if (sixteen) SixteenBitDalpha(reps, max_elements, o);
+  if (float64) Float64Dalpha(reps, max_elements, o);
   return 0;
 }

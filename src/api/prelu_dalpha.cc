@@ -172,11 +172,72 @@ uint64_t RoundBinsAndSum(reference::BinnedSum* bins, reference::ExactSum* sum,
   return sum->Round(f);
 }
 
-// After an alpha element (or an NHWC call) that the bounded sum did not
-// decide, the next kSkipAfterMiss take the exact paths directly: data with
-// many exact ties (integers summed past a 16-bit format's precision) would
-// otherwise pay both passes every time.
+// Channel c's dalpha (NHWC: alpha along x's last axis) summed exactly
+// on its own, row by row: for the few channels the bounded pass leaves
+// undecided, cheaper than the exact pass over every channel.
+uint64_t ExactChannel(const PreluPlan& p, int64_t c,
+                      const reference::Format& fa) {
+  cpu::DefaultFloatEnv env;
+  const size_t rank = p.x.shape.size();
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const reference::Format f = reference::FormatOf(p.dtype);
+  const auto [ext, xs, dys] = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
+  reference::ExactSum sum;
+  reference::BinnedSum bins;
+  std::vector<int64_t> idx(ext.size(), 0);
+  int64_t xo = c * p.x.strides[rank - 1], dyo = c * p.dy.strides[rank - 1];
+  int64_t rows = 1;
+  for (int64_t n : ext) rows *= n;
+  for (int64_t r = 0; r < rows; ++r) {
+    AddTerm(p.dtype, f, elem, p.x.data + xo * e, p.dy.data + dyo * e, &sum,
+            &bins);
+    if (bins.count() > (uint64_t{1} << 42)) bins.FlushInto(&sum);
+    for (size_t k = ext.size(); k-- > 0;) {
+      if (++idx[k] < ext[k]) {
+        xo += xs[k];
+        dyo += dys[k];
+        break;
+      }
+      xo -= (ext[k] - 1) * xs[k];
+      dyo -= (ext[k] - 1) * dys[k];
+      idx[k] = 0;
+    }
+  }
+  return RoundBinsAndSum(&bins, &sum, fa);
+}
+
+// The bounded kernels for p's dtypes (cpu/prelu_dalpha_bound.h): float64
+// dalpha takes the double-double ones, any x; a 32/16-bit dalpha the
+// float64 ones, 32/16-bit x. NULL: none (the exact paths only).
+cpu::BoundedRunKernel BoundedRunOf(const PreluPlan& p) {
+  const cpu::BoundedTable& t = cpu::BoundedFor(TargetBit(p));
+  if (p.dalpha.dtype == LRELU_DTYPE_FLOAT64) {
+    return t.pair_run[cpu::PairIndex(p.dtype)];
+  }
+  return p.dtype == LRELU_DTYPE_FLOAT64 ? nullptr
+                                        : t.run[cpu::FormatIndex(p.dtype)];
+}
+cpu::BoundedRowsKernel BoundedRowsOf(const PreluPlan& p) {
+  const cpu::BoundedTable& t = cpu::BoundedFor(TargetBit(p));
+  if (p.dalpha.dtype == LRELU_DTYPE_FLOAT64) {
+    return t.pair_rows[cpu::PairIndex(p.dtype)];
+  }
+  return p.dtype == LRELU_DTYPE_FLOAT64 ? nullptr
+                                        : t.rows[cpu::FormatIndex(p.dtype)];
+}
+
+// After two alpha elements in a row (or an NHWC call) that the bounded sum
+// did not decide, the next kSkipAfterMiss take the exact paths directly:
+// data with many exact ties (integers summed past a 16-bit format's
+// precision) would otherwise pay both passes every time.
 constexpr int kSkipAfterMiss = 4;
+// NHWC channels the bounded pass may leave undecided (one in
+// kChannelsAlone, at least one) and still be summed on their own
+// (ExactChannel: strided, per element) rather than by the exact pass over
+// every channel, whose per-term cost is a few times lower for the 32/16-bit
+// dtypes.
+constexpr size_t kChannelsAlone = 8;
 
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
@@ -231,12 +292,11 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       }
     }
   };
-  // Contiguous runs try the bounded float64 sum first.
+  // Contiguous runs try the bounded sum first.
   const cpu::BoundedRunKernel bounded =
-      !wide && fa.precision <= 24 && xs[outer] == 1 && dys[outer] == 1
-          ? cpu::BoundedFor(TargetBit(p)).run[cpu::FormatIndex(p.dtype)]
-          : nullptr;
+      xs[outer] == 1 && dys[outer] == 1 ? BoundedRunOf(p) : nullptr;
   int skip = 0;  // elements left to skip the bounded sum (kSkipAfterMiss)
+  bool missed = false;  // the last element tried missed
   for (int64_t k = begin; k < end; ++k) {
     if (empty) {
       out[k] = 0;  // no term: +0
@@ -252,8 +312,14 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
           bounded(xr + i * e, dyr + i * e, static_cast<size_t>(n), &s);
         }
       });
-      if (cpu::RoundIfCertain(s, fa, &out[k])) continue;
-      skip = kSkipAfterMiss;
+      if (cpu::RoundIfCertain(s, fa, &out[k])) {
+        missed = false;
+        continue;
+      }
+      // Only a second miss in a row skips: isolated ties (float32-valued
+      // float64 data: ~1-2 % of sums) cost their own exact sum only.
+      if (missed) skip = kSkipAfterMiss;
+      missed = true;
     }
     each_row(k, [&](const char* xr, const char* dyr) {
       if (wide) {
@@ -415,14 +481,16 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     by_row->Reset(TargetBit(p), channels);
   }
   // The bounded pass: each segment summed from zero into `block` (sums,
-  // then magnitudes), then added to the channels' BoundedSums as a run.
-  std::vector<double> block(bounded ? 2 * count : 0);
+  // the pair kernels' lows, then magnitudes), then added to the channels'
+  // BoundedSums as a run.
+  const bool pair = p.dalpha.dtype == LRELU_DTYPE_FLOAT64;
+  const size_t slots = pair ? 3 : 2;
+  std::vector<double> block(bounded ? slots * count : 0);
   cpu::BoundedSum* totals = bounded ? job.bounded + task * count : nullptr;
   cpu::BoundedRowsKernel bounded_rows = nullptr;
   if (bounded) {
     std::fill(totals, totals + count, cpu::BoundedSum());
-    bounded_rows =
-        cpu::BoundedFor(TargetBit(p)).rows[cpu::FormatIndex(p.dtype)];
+    bounded_rows = BoundedRowsOf(p);
   }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
@@ -436,11 +504,16 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
                      dyr + done * dys[last] * e, dys[last] * e, n, channels,
                      block.data());
+        const int64_t height = cpu::RowsHeight(n, row_bytes, e);
         for (size_t c = 0; c < count; ++c) {
-          totals[c].AddRun(block[c], block[count + c],
-                           cpu::RowsHeight(n, row_bytes, e));
-          block[c] = block[count + c] = 0;
+          if (pair) {
+            totals[c].AddPair(block[c], block[count + c], block[2 * count + c],
+                              height);
+          } else {
+            totals[c].AddRun(block[c], block[count + c], height);
+          }
         }
+        std::fill(block.begin(), block.end(), 0.0);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
@@ -515,13 +588,16 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   job.per_task = (job.rows + tasks - 1) / tasks;
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const reference::Format fa = reference::FormatOf(p.dalpha.dtype);
+  // The bounded pass always takes SumRowSegments; the exact one SumRows
+  // for float64 x.
   auto run_tasks = [&] {
+    const bool rows = wide && job.bounded == nullptr;
     if (tasks == 1) {
-      wide ? SumRows(job, 0) : SumRowSegments(job, 0);
+      rows ? SumRows(job, 0) : SumRowSegments(job, 0);
     } else {
       pool->parallel_for(
           pool->pool_context,
-          wide ? [](void* ctx,
+          rows ? [](void* ctx,
                     size_t i) { SumRows(*static_cast<const RowSumJob*>(ctx), i); }
                : [](void* ctx, size_t i) {
                    SumRowSegments(*static_cast<const RowSumJob*>(ctx), i);
@@ -537,7 +613,7 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   while (left > 0 && !skip.compare_exchange_weak(left, left - 1,
                                                  std::memory_order_relaxed)) {
   }
-  if (left <= 0 && !wide && fa.precision <= 24 && ChannelRows(p)) {
+  if (left <= 0 && BoundedRowsOf(p) != nullptr && ChannelRows(p)) {
     // The bounded pass first; the exact one only when a channel's bound
     // does not decide its rounding.
     std::vector<cpu::BoundedSum> bounded(sums);
@@ -545,16 +621,26 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     run_tasks();
     job.bounded = nullptr;
     cpu::DefaultFloatEnv env;  // the rounding of the bounds
-    bool decided = true;
+    std::vector<int64_t> undecided;
     const auto count = static_cast<size_t>(channels);
-    for (size_t c = 0; decided && c < count; ++c) {
+    const size_t alone = std::max<size_t>(1, count / kChannelsAlone);
+    for (size_t c = 0; c < count; ++c) {
       cpu::BoundedSum total;
       for (size_t t = 0; t < static_cast<size_t>(tasks); ++t) {
         total.Merge(bounded[t * count + c]);
       }
-      decided = cpu::RoundIfCertain(total, fa, &out[c]);
+      if (!cpu::RoundIfCertain(total, fa, &out[c])) {
+        undecided.push_back(static_cast<int64_t>(c));
+        if (undecided.size() > alone) break;
+      }
     }
-    if (decided) return;
+    // A few undecided channels (a sum on a tie, as float32-valued float64
+    // data often gives) are summed exactly on their own, others with
+    // the exact pass over every channel.
+    if (undecided.size() <= alone) {
+      for (int64_t c : undecided) out[c] = ExactChannel(p, c, fa);
+      return;
+    }
     skip.store(kSkipAfterMiss, std::memory_order_relaxed);
   }
   // The exact pass.

@@ -357,6 +357,140 @@ void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
 }
 #endif  // HWY_TARGET != HWY_SCALAR
 
+// float64 dalpha (PairSum): a double-double sum per lane, Ogita, Rump and
+// Oishi's Dot2 ("Accurate sum and dot product", SIAM J. Sci. Comput. 26,
+// 2005): each term x * dy split into p + pi exactly (TwoProduct by a fused
+// multiply-add; pi = 0 where x and dy are 32/16-bit values, whose product
+// float64 holds), p added to the sum s by TwoSum (s + p = t + sigma
+// exactly), pi + sigma to the compensation c, |p| to the magnitude a.
+struct LoadF64 {
+  using T = double;
+  static constexpr bool kExactProducts = false;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Load(D d, const double* p) {
+    return hn::LoadU(d, p);
+  }
+};
+template <class L>
+struct Exact : L {
+  static constexpr bool kExactProducts = true;
+};
+
+template <class L, class D>
+HWY_INLINE void AddPairTerms(D d, const typename L::T* x,
+                             const typename L::T* dy, hn::Vec<D>* s,
+                             hn::Vec<D>* c, hn::Vec<D>* a) {
+  const auto xn = hn::Min(L::Load(d, x), hn::Zero(d));
+  const auto dyv = L::Load(d, dy);
+  const auto p = hn::Mul(xn, dyv);
+  const auto t = hn::Add(*s, p);
+  const auto z = hn::Sub(t, *s);
+  auto e = hn::Add(hn::Sub(*s, hn::Sub(t, z)), hn::Sub(p, z));  // sigma
+  if constexpr (!L::kExactProducts) e = hn::Add(e, hn::MulSub(xn, dyv, p));
+  *s = t;
+  *c = hn::Add(*c, e);
+  *a = hn::Add(*a, hn::Abs(p));
+}
+
+// Adds the `count` (s, c, a) triples at s, c, a to out[0 .. 2] (sum, low,
+// magnitude) by TwoSum, in order: `count` more steps of the chain.
+HWY_INLINE void JoinPairs(const double* s, const double* c, const double* a,
+                          size_t count, double* out) {
+  for (size_t k = 0; k < count; ++k) {
+    const double t = out[0] + s[k];
+    const double z = t - out[0];
+    out[1] += ((out[0] - (t - z)) + (s[k] - z)) + c[k];
+    out[0] = t;
+    out[2] += a[k];
+  }
+}
+
+template <class L>
+void PairRun(const void* xp, const void* dyp, size_t n, BoundedSum* out) {
+  using T = typename L::T;
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  const hn::ScalableTag<double> d;
+  const size_t lanes = hn::Lanes(d);
+  // Two chains: TwoSum's additions depend on the sum before.
+  auto s0 = hn::Zero(d), c0 = s0, a0 = s0, s1 = s0, c1 = s0, a1 = s0;
+  size_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    AddPairTerms<L>(d, x + i, dy + i, &s0, &c0, &a0);
+    AddPairTerms<L>(d, x + i + lanes, dy + i + lanes, &s1, &c1, &a1);
+  }
+  if (i < n) {  // zero-padded: a zero x makes a zero term
+    T xt[HWY_MAX_BYTES / 4] = {}, dyt[HWY_MAX_BYTES / 4] = {};
+    std::memcpy(xt, x + i, (n - i) * sizeof(T));
+    std::memcpy(dyt, dy + i, (n - i) * sizeof(T));
+    for (size_t k = 0; k < n - i; k += lanes) {
+      AddPairTerms<L>(d, xt + k, dyt + k, &s0, &c0, &a0);
+    }
+  }
+  alignas(64) double sv[HWY_MAX_BYTES / 4], cv[HWY_MAX_BYTES / 4],
+      av[HWY_MAX_BYTES / 4];
+  hn::Store(s0, d, sv);
+  hn::Store(s1, d, sv + lanes);
+  hn::Store(c0, d, cv);
+  hn::Store(c1, d, cv + lanes);
+  hn::Store(a0, d, av);
+  hn::Store(a1, d, av + lanes);
+  double sum[3] = {0, 0, 0};
+  JoinPairs(sv, cv, av, 2 * lanes, sum);
+  // A chain takes n / (2 lanes) steps in the loop and 2 in the tail;
+  // the join 2 lanes more.
+  out->AddPair(sum[0], sum[1], sum[2],
+               static_cast<int64_t>(n / (2 * lanes) + 2 + 2 * lanes));
+}
+
+// Row r's term of channel k added to (s, c, a)[k] for r < kRows.
+template <class L, int kRows>
+HWY_INLINE void PairRowsOf(const char* x, int64_t x_row, const char* dy,
+                           int64_t dy_row, int64_t channels, double* s,
+                           double* c, double* a) {
+  using T = typename L::T;
+  const hn::ScalableTag<double> d;
+  const hn::CappedTag<double, 1> d1;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t k = 0;
+  auto step = [&](auto dv) {
+    auto sv = hn::LoadU(dv, s + k), cv = hn::LoadU(dv, c + k),
+         av = hn::LoadU(dv, a + k);
+    for (int r = 0; r < kRows; ++r) {
+      AddPairTerms<L>(dv, Row<T>(x, x_row, r) + k, Row<T>(dy, dy_row, r) + k,
+                      &sv, &cv, &av);
+    }
+    hn::StoreU(sv, dv, s + k);
+    hn::StoreU(cv, dv, c + k);
+    hn::StoreU(av, dv, a + k);
+  };
+  for (; k + lanes <= channels; k += lanes) step(d);
+  for (; k < channels; ++k) step(d1);
+}
+
+// Rows of `channels` elements into sums[k], sums[channels + k] and
+// sums[2 channels + k] (sum, low, magnitude), one chain step a row: four
+// rows per load and store of the accumulators where rows are narrow
+// (WideRows).
+template <class L>
+void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
+              int64_t rows, int64_t channels, double* sums) {
+  double* s = sums;
+  double* c = sums + channels;
+  double* a = sums + 2 * channels;
+  int64_t r = 0;
+  if (!WideRows(channels * static_cast<int64_t>(sizeof(typename L::T)))) {
+    for (; r + 4 <= rows; r += 4) {
+      PairRowsOf<L, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
+                       s, c, a);
+    }
+  }
+  for (; r < rows; ++r) {
+    PairRowsOf<L, 1>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels, s,
+                     c, a);
+  }
+}
+
 void FillBoundedTable(BoundedTable* table) {
 #if HWY_TARGET == HWY_SCALAR
   table->run[0] = &BoundedRun<LoadF32>;
@@ -372,6 +506,19 @@ void FillBoundedTable(BoundedTable* table) {
   table->rows[0] = &BoundedRowsLanes<FromF32>;
   table->rows[1] = &BoundedRowsLanes<FromHalf>;
   table->rows[2] = &BoundedRowsLanes<FromBFloat16>;
+#endif
+  table->pair_run[0] = &PairRun<Exact<LoadF32>>;
+  table->pair_run[1] = &PairRun<Exact<Load16<true>>>;
+  table->pair_run[2] = &PairRun<Exact<Load16<false>>>;
+  table->pair_rows[0] = &PairRows<Exact<LoadF32>>;
+  table->pair_rows[1] = &PairRows<Exact<Load16<true>>>;
+  table->pair_rows[2] = &PairRows<Exact<Load16<false>>>;
+#if HWY_NATIVE_FMA  // TwoProduct needs the fused multiply-add
+  table->pair_run[3] = &PairRun<LoadF64>;
+  table->pair_rows[3] = &PairRows<LoadF64>;
+#else
+  table->pair_run[3] = nullptr;
+  table->pair_rows[3] = nullptr;
 #endif
 }
 
@@ -447,6 +594,47 @@ bool RoundNormal(const reference::Format& format, double v, uint64_t* out) {
   return true;
 }
 
+// RoundIfCertain for float64 (the pair kernels' sums).
+//
+// The bound. In a chain of h Dot2 steps (TwoSum joins included), sum + low
+// is within gamma_h^2 A of the exact sum (Ogita, Rump and Oishi, Theorem
+// 5.3, the final rounding left out); adding the runs' `low`s into `error`
+// errs by u |error| per run, with |error| below (h + runs) u A: below
+// (runs + 2) (h + runs + 2) u^2 A in all. The computed A is within
+// gamma_h of the exact one. A product below 2^-969 may lose its TwoProduct
+// residual, 2^-1075 at most a term: below the first part when A >= 2^-900.
+// Twice the sum of the two parts takes all of that.
+bool RoundPairIfCertain(const BoundedSum& s, uint64_t* bits) {
+  if (!(s.abs >= 0x1p-900 && s.abs <= 0x1p900) ||
+      s.height > (int64_t{1} << 20) || s.runs > (int64_t{1} << 26)) {
+    return false;  // also a NaN, and only zero terms (then the exact paths)
+  }
+  const auto h = static_cast<double>(s.height + 2);
+  const auto r = static_cast<double>(s.runs + 2);
+  const double bound = 2 * (h * h + r * (h + r)) * 0x1p-106 * s.abs;
+  // The exact sum is within `bound` of hi + lo (TwoSum: exactly sum +
+  // error).
+  const double hi = s.sum + s.error;
+  const double z = hi - s.sum;
+  const double lo = (s.sum - (hi - z)) + (s.error - z);
+  if (!std::isfinite(hi) || hi == 0) return false;
+  // It rounds to hi when within half an ulp of hi on either side (the ulp
+  // below a power of two is half the one above; the halves are powers of
+  // two, so the product below is exact, and its margin takes the rounding
+  // of |lo| + bound).
+  uint64_t b;
+  std::memcpy(&b, &hi, sizeof(b));
+  const uint64_t up = b + 1, down = b - 1;  // away from and towards zero
+  double away, towards;
+  std::memcpy(&away, &up, sizeof(away));
+  std::memcpy(&towards, &down, sizeof(towards));
+  const double half =
+      std::min(std::fabs(away - hi), std::fabs(hi - towards)) / 2;
+  if (!(std::fabs(lo) + bound < half * (1 - 0x1p-50))) return false;
+  *bits = b;
+  return true;
+}
+
 }  // namespace
 
 HWY_EXPORT(FillBoundedTable);
@@ -457,6 +645,7 @@ const BoundedTable& BoundedFor(int64_t target) {
 
 bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
                     uint64_t* bits) {
+  if (format.precision == 53) return RoundPairIfCertain(s, bits);
   if (format.precision > 24) return false;
   if (s.abs == 0 && s.sum == 0) {  // every term zero: the exact sum is +0
     *bits = 0;

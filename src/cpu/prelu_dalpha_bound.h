@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/prelu_dalpha_ulp.h"  // FormatIndex
 #include "reference/exact_sum.h"
 
 namespace lrelu::cpu {
@@ -54,6 +55,14 @@ struct BoundedSum {
     abs += run_abs;
     height = std::max(height, run_height);
     runs += 1;
+  }
+  // Adds a run's double-double sum (run_sum + run_low, float64 dalpha:
+  // the pair kernels) and magnitude; each term passed through at most
+  // `run_height` steps of its chain.
+  void AddPair(double run_sum, double run_low, double run_abs,
+               int64_t run_height) {
+    AddRun(run_sum, run_abs, run_height);
+    error += run_low;
   }
   // Adds another sum's terms (a task's partial sum).
   void Merge(const BoundedSum& o) {
@@ -95,19 +104,29 @@ inline int64_t RowsHeight(int64_t rows, int64_t row_bytes, int64_t element) {
   return element == 4 && !WideRows(row_bytes) ? rows / 4 + 5 : rows + 5;
 }
 
-// [format: float32, float16, bfloat16] (FormatIndex).
+// [format: float32, float16, bfloat16] (FormatIndex). pair_*: float64
+// dalpha, [x: float32, float16, bfloat16, float64] (PairIndex), each run a
+// double-double sum; the rows kernel's sums are (sum, low, abs) per
+// channel: sums[c], sums[channels + c], sums[2 channels + c]. NULL where
+// the target lacks a fused multiply-add (float64 x).
 struct BoundedTable {
   BoundedRunKernel run[3];
   BoundedRowsKernel rows[3];
+  BoundedRunKernel pair_run[4];
+  BoundedRowsKernel pair_rows[4];
 };
+inline int PairIndex(lrelu_dtype_t x) {
+  return x == LRELU_DTYPE_FLOAT64 ? 3 : FormatIndex(x);
+}
 
 // The kernels compiled for `target` (one of RunnableTargets()).
 const BoundedTable& BoundedFor(int64_t target);
 
-// The bits of the exact sum of s's terms rounded once to `format`
-// (float32, float16 or bfloat16: not float64, whose ulp the bound cannot
-// resolve), when the bound decides them; false when it does not (then the
-// caller sums exactly). Needs the IEEE default FP environment.
+// The bits of the exact sum of s's terms rounded once to `format`, when
+// the bound decides them; false when it does not (then the caller sums
+// exactly). float64 takes sums of the pair kernels (a double-double
+// bound, ~(h^2) u^2 A), the others those of the float64 kernels. Needs the
+// IEEE default FP environment.
 bool RoundIfCertain(const BoundedSum& s, const reference::Format& format,
                     uint64_t* bits);
 

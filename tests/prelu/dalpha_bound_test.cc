@@ -36,6 +36,8 @@ uint64_t BitsOf(lrelu_dtype_t dtype, double v) {
       return reference::FloatToHalf(f);
     case LRELU_DTYPE_BFLOAT16:
       return reference::FloatToBFloat16(f);
+    case LRELU_DTYPE_FLOAT64:
+      return reference::BitCast<uint64_t>(v);
     default:
       return reference::BitCast<uint32_t>(f);
   }
@@ -57,7 +59,7 @@ struct Terms {
 
 // n normally distributed x and dy (about half the x negative).
 Terms Normal(lrelu_dtype_t dtype, size_t n, std::mt19937_64& rng) {
-  std::normal_distribution<float> normal;
+  std::normal_distribution<double> normal;  // float64: all 53 bits
   Terms t;
   for (size_t i = 0; i < n; ++i) t.Add(dtype, normal(rng), normal(rng));
   return t;
@@ -123,19 +125,24 @@ std::string Name(int64_t target, lrelu_dtype_t dtype) {
   return lrelu_dtype_name(dtype);
 }
 
-// The run kernel over t (in runs of up to kBoundedRun), then the decision.
+// The run kernel over t (in runs of up to kBoundedRun), then the decision;
+// pair: a float64 dalpha (the pair kernels).
 bool RunDecides(int64_t target, lrelu_dtype_t dtype, const Terms& t,
-                uint64_t* bits, size_t per_run = cpu::kBoundedRun) {
+                uint64_t* bits, size_t per_run = cpu::kBoundedRun,
+                bool pair = false) {
   const std::vector<unsigned char> x = StoredBits(dtype, t.x),
                                    dy = StoredBits(dtype, t.dy);
   const size_t e = lrelu_dtype_size(dtype);
+  const cpu::BoundedTable& table = cpu::BoundedFor(target);
+  const cpu::BoundedRunKernel run = pair ? table.pair_run[cpu::PairIndex(dtype)]
+                                         : table.run[cpu::FormatIndex(dtype)];
   cpu::BoundedSum s;
   for (size_t i = 0; i < t.x.size(); i += per_run) {
     const size_t n = std::min(per_run, t.x.size() - i);
-    cpu::BoundedFor(target).run[cpu::FormatIndex(dtype)](
-        x.data() + i * e, dy.data() + i * e, n, &s);
+    run(x.data() + i * e, dy.data() + i * e, n, &s);
   }
-  return cpu::RoundIfCertain(s, reference::FormatOf(dtype), bits);
+  return cpu::RoundIfCertain(
+      s, reference::FormatOf(pair ? LRELU_DTYPE_FLOAT64 : dtype), bits);
 }
 
 TEST(DalphaBound, RunDecidesOnlyTheCorrectlyRoundedSum) {
@@ -221,7 +228,8 @@ TEST(DalphaBound, RunDecidesOnlyTheCorrectlyRoundedSum) {
 // Terms (all of them `rows` long).
 std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
                                  const std::vector<Terms>& channels,
-                                 size_t rows, std::vector<bool>* decided) {
+                                 size_t rows, std::vector<bool>* decided,
+                                 bool pair = false) {
   const size_t count = channels.size();
   std::vector<uint64_t> xb(rows * count), dyb(rows * count);
   for (size_t r = 0; r < rows; ++r) {
@@ -234,28 +242,36 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
                                    dy = StoredBits(dtype, dyb);
   const auto row_bytes = static_cast<int64_t>(count * lrelu_dtype_size(dtype));
   std::vector<cpu::BoundedSum> sums(count);
-  std::vector<double> block(2 * count);
+  std::vector<double> block((pair ? 3 : 2) * count);
+  const cpu::BoundedTable& table = cpu::BoundedFor(target);
+  const cpu::BoundedRowsKernel kernel =
+      pair ? table.pair_rows[cpu::PairIndex(dtype)]
+           : table.rows[cpu::FormatIndex(dtype)];
   const int64_t per_run = cpu::RowsPerRun(row_bytes);
   for (int64_t r = 0; r < static_cast<int64_t>(rows); r += per_run) {
     const int64_t n = std::min(per_run, static_cast<int64_t>(rows) - r);
     std::fill(block.begin(), block.end(), 0.0);
-    cpu::BoundedFor(target).rows[cpu::FormatIndex(dtype)](
-        reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
-        reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes, n,
-        static_cast<int64_t>(count), block.data());
+    kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
+           reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes,
+           n, static_cast<int64_t>(count), block.data());
+    const int64_t height = cpu::RowsHeight(
+        n, row_bytes, static_cast<int64_t>(lrelu_dtype_size(dtype)));
     for (size_t c = 0; c < count; ++c) {
-      sums[c].AddRun(
-          block[c], block[count + c],
-          cpu::RowsHeight(n, row_bytes,
-                          static_cast<int64_t>(lrelu_dtype_size(dtype))));
+      if (pair) {
+        sums[c].AddPair(block[c], block[count + c], block[2 * count + c],
+                        height);
+      } else {
+        sums[c].AddRun(block[c], block[count + c], height);
+      }
     }
   }
   std::vector<uint64_t> out(count);
   decided->assign(count, false);
+  const reference::Format format =
+      reference::FormatOf(pair ? LRELU_DTYPE_FLOAT64 : dtype);
   for (size_t c = 0; c < count; ++c) {
     uint64_t bits = 0;
-    (*decided)[c] =
-        cpu::RoundIfCertain(sums[c], reference::FormatOf(dtype), &bits);
+    (*decided)[c] = cpu::RoundIfCertain(sums[c], format, &bits);
     out[c] = bits;
   }
   return out;
@@ -384,69 +400,196 @@ TEST(DalphaBound, TinyTermsTakeFloat64) {
   }
 }
 
+// float64 dalpha's pair kernels (double-double sums), for float64 x and
+// for 32/16-bit x with a float64 alpha.
+// - PairTail: 1 + 2^-53 + 2^-80, just above the midpoint between 1 and
+//   its float64 successor; plain float64 sums give 1.
+// - Residual: (1 + 2^-30)^2 - 2^-29 + 2^-53 (1 - 2^-8) = 1 + 2^-53 +
+//   2^-61, above the midpoint, but below it (and rounded down) without
+//   the products' TwoProduct residual 2^-60.
+// 1 + 2^-53: the midpoint itself, never decided.
+Terms PairMidpoint(lrelu_dtype_t dtype) {
+  Terms t;
+  t.Add(dtype, -1.0, -1.0);
+  t.Add(dtype, -0x1p-26, -0x1p-27);
+  return t;
+}
+Terms PairTail(lrelu_dtype_t dtype) {
+  Terms t;
+  t.Add(dtype, -1.0, -1.0);
+  t.Add(dtype, -0x1p-26, -0x1p-27);
+  t.Add(dtype, -0x1p-40, -0x1p-40);
+  return t;
+}
+Terms Residual() {
+  const lrelu_dtype_t f64 = LRELU_DTYPE_FLOAT64;
+  Terms t;
+  t.Add(f64, -(1 + 0x1p-30), -(1 + 0x1p-30));
+  t.Add(f64, -0x1p-29, 1.0);
+  t.Add(f64, -0x1p-53 * (1 - 0x1p-8), -1.0);
+  return t;
+}
+
+TEST(DalphaBound, PairSumsDecideOnlyTheCorrectlyRoundedSum) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(9);
+  const lrelu_dtype_t f64 = LRELU_DTYPE_FLOAT64;
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    for (lrelu_dtype_t dtype :
+         {f64, LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {
+      const std::string what = Name(target.bit, dtype) + " (float64 dalpha)";
+      if (cpu::BoundedFor(target.bit).pair_run[cpu::PairIndex(dtype)] ==
+          nullptr) {
+        continue;  // no fused multiply-add: the exact paths
+      }
+      uint64_t bits = 0;
+      for (size_t n : {1, 3, 8, 9, 17, 1000, 2048, 5000}) {
+        const Terms t = Normal(dtype, n, rng);
+        const uint64_t want = ExactDalpha(dtype, t.x, t.dy, f64);
+        const bool decided =
+            RunDecides(target.bit, dtype, t, &bits, cpu::kBoundedRun, true);
+        // float32-valued data can sum to a float64 tie exactly; only zero
+        // terms (want +0) go to the exact paths too.
+        ASSERT_TRUE(decided || dtype != f64 || want == 0) << what << " n " << n;
+        if (decided) {
+          ASSERT_EQ(Hex(bits, 8), Hex(want, 8)) << what << " n " << n;
+        }
+      }
+      EXPECT_FALSE(RunDecides(target.bit, dtype, PairMidpoint(dtype), &bits,
+                              cpu::kBoundedRun, true))
+          << what << " midpoint";
+      std::vector<Terms> cases = {PairTail(dtype)};
+      if (dtype == f64) cases.push_back(Residual());
+      for (const Terms& t : cases) {
+        const uint64_t want = ExactDalpha(dtype, t.x, t.dy, f64);
+        ASSERT_TRUE(
+            RunDecides(target.bit, dtype, t, &bits, cpu::kBoundedRun, true))
+            << what;
+        EXPECT_EQ(Hex(bits, 8), Hex(want, 8)) << what;
+        ASSERT_TRUE(RunDecides(target.bit, dtype, t, &bits, 1, true)) << what;
+        EXPECT_EQ(Hex(bits, 8), Hex(want, 8)) << what << " one term a run";
+        // The rows kernels: the case in a lane and in the last channels.
+        for (size_t count : {16, 37, 600}) {
+          std::vector<Terms> channels;
+          for (size_t c = 0; c < count; ++c) {
+            channels.push_back(Normal(dtype, t.x.size(), rng));
+          }
+          channels[3] = channels[count - 1] = t;
+          std::vector<bool> decided;
+          const std::vector<uint64_t> got = RowsDecide(
+              target.bit, dtype, channels, t.x.size(), &decided, true);
+          for (size_t c : {size_t{3}, count - 1}) {
+            ASSERT_TRUE(decided[c]) << what << " rows " << count;
+            EXPECT_EQ(Hex(got[c], 8), Hex(want, 8))
+                << what << " rows " << count;
+          }
+        }
+      }
+      for (size_t count : {16, 19, 300}) {  // narrow and wide rows
+        for (size_t rows : {1, 39, 300}) {
+          std::vector<Terms> channels;
+          for (size_t c = 0; c < count; ++c) {
+            channels.push_back(Normal(dtype, rows, rng));
+          }
+          std::vector<bool> decided;
+          const std::vector<uint64_t> got =
+              RowsDecide(target.bit, dtype, channels, rows, &decided, true);
+          for (size_t c = 0; c < count; ++c) {
+            const uint64_t want =
+                ExactDalpha(dtype, channels[c].x, channels[c].dy, f64);
+            ASSERT_TRUE(decided[c] || dtype != f64 ||
+                        want == 0)  // all x >= 0: the exact paths
+                << what << " channels " << count << " rows " << rows;
+            if (decided[c]) {
+              ASSERT_EQ(Hex(got[c], 8), Hex(want, 8))
+                  << what << " channels " << count << " rows " << rows;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(DalphaBound, PublicCallOnBothPaths) {
   std::mt19937_64 rng(8);
-  for (lrelu_dtype_t dtype : kDTypes) {
-    for (bool nhwc : {false, true}) {
-      const size_t channels = 24, per_channel = 4096;
-      std::vector<Terms> terms;
-      for (size_t c = 0; c < channels; ++c) {
-        terms.push_back(Normal(dtype, per_channel, rng));
-      }
-      const Terms edge[] = {Midpoint(dtype), LostTail(dtype), Cancelled(dtype)};
-      for (size_t k = 0; k < 3; ++k) {
-        for (size_t i = 0; i < per_channel; ++i) {
-          const bool in = i < edge[k].x.size();
-          terms[k * 5].x[i] = in ? edge[k].x[i] : 0;
-          terms[k * 5].dy[i] = in ? edge[k].dy[i] : 0;
+  // x's dtype and alpha's (float64: the pair kernels).
+  const lrelu_dtype_t f64 = LRELU_DTYPE_FLOAT64;
+  const std::pair<lrelu_dtype_t, lrelu_dtype_t> kCases[] = {
+      {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT32},
+      {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_FLOAT16},
+      {LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_BFLOAT16},
+      {f64, f64},
+      {LRELU_DTYPE_FLOAT32, f64},
+      {LRELU_DTYPE_BFLOAT16, f64}};
+  for (const auto& [dtype, adtype] : kCases) {
+    // The edge channels once (NHWC: few enough undecided channels to be
+    // summed on their own) or twice (the exact pass over all).
+    for (size_t spread : {1, 2}) {
+      for (bool nhwc : {false, true}) {
+        const size_t channels = 24, per_channel = 4096;
+        std::vector<Terms> terms;
+        for (size_t c = 0; c < channels; ++c) {
+          terms.push_back(Normal(dtype, per_channel, rng));
         }
-      }
-      std::vector<uint64_t> xb(channels * per_channel), dyb(xb.size());
-      for (size_t c = 0; c < channels; ++c) {
-        for (size_t i = 0; i < per_channel; ++i) {
-          const size_t at = nhwc ? i * channels + c : c * per_channel + i;
-          xb[at] = terms[c].x[i];
-          dyb[at] = terms[c].dy[i];
+        const Terms edge[] = {Midpoint(dtype), LostTail(dtype),
+                              Cancelled(dtype)};
+        for (size_t k = 0; k < 3 * spread; ++k) {
+          for (size_t i = 0; i < per_channel; ++i) {
+            const bool in = i < edge[k % 3].x.size();
+            terms[k * 4].x[i] = in ? edge[k % 3].x[i] : 0;
+            terms[k * 4].dy[i] = in ? edge[k % 3].dy[i] : 0;
+          }
         }
-      }
-      std::vector<unsigned char> x = StoredBits(dtype, xb),
-                                 dy = StoredBits(dtype, dyb);
-      std::vector<unsigned char> alpha(channels * lrelu_dtype_size(dtype));
-      std::vector<int64_t> xshape =
-          nhwc ? std::vector<int64_t>{static_cast<int64_t>(per_channel),
-                                      static_cast<int64_t>(channels)}
-               : std::vector<int64_t>{static_cast<int64_t>(channels),
-                                      static_cast<int64_t>(per_channel)};
-      std::vector<int64_t> ashape =
-          nhwc ? std::vector<int64_t>{static_cast<int64_t>(channels)}
-               : std::vector<int64_t>{static_cast<int64_t>(channels), 1};
-      const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
-      const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
-      const lrelu_tensor_t ta{alpha.data(), dtype,
-                              static_cast<int32_t>(ashape.size()),
-                              ashape.data(), nullptr};
-      std::vector<uint64_t> want(channels);
-      for (size_t c = 0; c < channels; ++c) {
-        want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, dtype);
-      }
-      for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
-        for (size_t threads : {1, 2, 3, 7}) {
-          std::vector<unsigned char> dalpha(alpha.size());
-          const lrelu_tensor_t tda{dalpha.data(), dtype,
-                                   static_cast<int32_t>(ashape.size()),
-                                   ashape.data(), nullptr};
-          lrelu_options_t o;
-          lrelu_options_init(&o);
-          o.cpu_target = lrelu_cpu_target_name(t);
-          o.threads = threads;
-          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
-                    LRELU_STATUS_OK)
-              << lrelu_last_error();
-          for (size_t c = 0; c < channels; ++c) {
-            ASSERT_EQ(Hex(reference::LoadBits(dtype, dalpha.data(), c), 4),
-                      Hex(want[c], 4))
-                << lrelu_dtype_name(dtype) << (nhwc ? " NHWC " : " NCHW ")
-                << o.cpu_target << " threads " << threads << " channel " << c;
+        std::vector<uint64_t> xb(channels * per_channel), dyb(xb.size());
+        for (size_t c = 0; c < channels; ++c) {
+          for (size_t i = 0; i < per_channel; ++i) {
+            const size_t at = nhwc ? i * channels + c : c * per_channel + i;
+            xb[at] = terms[c].x[i];
+            dyb[at] = terms[c].dy[i];
+          }
+        }
+        std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                   dy = StoredBits(dtype, dyb);
+        std::vector<unsigned char> alpha(channels * lrelu_dtype_size(adtype));
+        std::vector<int64_t> xshape =
+            nhwc ? std::vector<int64_t>{static_cast<int64_t>(per_channel),
+                                        static_cast<int64_t>(channels)}
+                 : std::vector<int64_t>{static_cast<int64_t>(channels),
+                                        static_cast<int64_t>(per_channel)};
+        std::vector<int64_t> ashape =
+            nhwc ? std::vector<int64_t>{static_cast<int64_t>(channels)}
+                 : std::vector<int64_t>{static_cast<int64_t>(channels), 1};
+        const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
+        const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
+        const lrelu_tensor_t ta{alpha.data(), adtype,
+                                static_cast<int32_t>(ashape.size()),
+                                ashape.data(), nullptr};
+        std::vector<uint64_t> want(channels);
+        for (size_t c = 0; c < channels; ++c) {
+          want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, adtype);
+        }
+        for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+          for (size_t threads : {1, 2, 3, 7}) {
+            std::vector<unsigned char> dalpha(alpha.size());
+            const lrelu_tensor_t tda{dalpha.data(), adtype,
+                                     static_cast<int32_t>(ashape.size()),
+                                     ashape.data(), nullptr};
+            lrelu_options_t o;
+            lrelu_options_init(&o);
+            o.cpu_target = lrelu_cpu_target_name(t);
+            o.threads = threads;
+            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+                      LRELU_STATUS_OK)
+                << lrelu_last_error();
+            for (size_t c = 0; c < channels; ++c) {
+              ASSERT_EQ(Hex(reference::LoadBits(adtype, dalpha.data(), c), 8),
+                        Hex(want[c], 8))
+                  << lrelu_dtype_name(dtype) << " alpha "
+                  << lrelu_dtype_name(adtype) << " spread " << spread
+                  << (nhwc ? " NHWC " : " NCHW ") << o.cpu_target << " threads "
+                  << threads << " channel " << c;
+            }
           }
         }
       }

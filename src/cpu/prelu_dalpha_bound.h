@@ -20,8 +20,13 @@
 // CertainMagnitude in prelu_dalpha_bound.cc).
 // Runs are short (at most kBoundedRun terms, or a few hundred rows) and
 // their sums are added without error, so h stays near 100-300 and the bound
-// near 2^-45 A (2^-44 A for the 16-bit formats' rows): a float32 dalpha of 2^18
-// normally distributed terms is decided ~99.9 % of the time.
+// near 2^-45 A (2^-44 A for the 16-bit formats' rows): a float32 dalpha of
+// 2^18 normally distributed terms is decided ~99.9 % of the time.
+//
+// float64 dalpha (any x) takes the pair kernels instead: double-double
+// sums per lane (Dot2: TwoProduct, TwoSum and a compensation), within
+// about h^2 u^2 A of the exact sum (RoundIfCertain in
+// prelu_dalpha_bound.cc), which resolves float64's ulp.
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_BOUND_H_
 

@@ -72,8 +72,65 @@ uint16_t Sixteen(float v, bool half) {
   return static_cast<uint16_t>(sign | e << 10 | (b >> 13 & 0x3ffu));
 }
 
-// dalpha for float16 and bfloat16 against one read of the same 16-bit x
-// and dy (as 64-bit words), NCHW and NHWC.
+// One pass reading x and dy (`bytes` each) as 64-bit words: the baseline
+// of the dalpha rows.
+void ReadOnce(const void* x, const void* dy, size_t bytes) {
+  uint64_t acc[8] = {};
+  const size_t words = bytes / 8;
+  const auto* xw = static_cast<const uint64_t*>(x);
+  const auto* dyw = static_cast<const uint64_t*>(dy);
+  for (size_t i = 0; i + 8 <= words; i += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
+  }
+  uint64_t sum = 0;
+  for (uint64_t a : acc) sum += a;
+  volatile uint64_t sink = sum;
+  (void)sink;
+}
+
+// dalpha of n elements of x and dy (dtype, named dname; alpha's value
+// `alpha_bits`) against ReadOnce, 64 and 512 channels, NCHW and NHWC.
+void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
+                void* x, void* dy, uint64_t alpha_bits,
+                const lrelu_options_t& o) {
+  const size_t elem = lrelu_dtype_size(dtype);
+  for (int64_t c : {int64_t{64}, int64_t{512}}) {
+    std::vector<unsigned char> alpha(static_cast<size_t>(c) * elem),
+        dalpha(alpha.size());
+    for (size_t k = 0; k < alpha.size(); k += elem) {
+      std::memcpy(alpha.data() + k, &alpha_bits, elem);  // little-endian
+    }
+    const int64_t hw = n / c;
+    for (int layout = 0; layout < 2; ++layout) {
+      const std::vector<int64_t> shape =
+          layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
+                      : std::vector<int64_t>{1, 1, hw, c};
+      const std::vector<int64_t> ashape =
+          layout == 0 ? std::vector<int64_t>{c, 1, 1} : std::vector<int64_t>{c};
+      lrelu_tensor_t px = View(x, shape), pdy = View(dy, shape),
+                     pa = View(alpha.data(), ashape),
+                     pda = View(dalpha.data(), ashape);
+      px.dtype = pdy.dtype = pa.dtype = pda.dtype = dtype;
+      const Paired m = Compare(
+          rounds, [&] { ReadOnce(x, dy, static_cast<size_t>(n) * elem); },
+          [&] { lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o); });
+      const char* name = layout == 0 ? "NCHW" : "NHWC";
+      std::printf(
+          "| %lld | %lld | %s | read x and dy once (%s) | %.3f | 1.00 | "
+          "1.00-1.00 |\n",
+          static_cast<long long>(n), static_cast<long long>(c), name, dname,
+          m.base_ms);
+      std::printf(
+          "| %lld | %lld | %s | lrelu dalpha (exact, %s) | %.3f | "
+          "%.2f | %.2f-%.2f |\n",
+          static_cast<long long>(n), static_cast<long long>(c), name, dname,
+          m.ms, m.ratio, m.q1, m.q3);
+    }
+  }
+}
+
+// dalpha for float16 and bfloat16 (normally distributed float32 values,
+// truncated) against one read of the same 16-bit x and dy.
 void SixteenBitDalpha(int reps, int64_t max_elements,
                       const lrelu_options_t& o) {
   std::mt19937 rng(2);
@@ -85,66 +142,20 @@ void SixteenBitDalpha(int reps, int64_t max_elements,
     for (auto& v : xf) v = normal(rng);
     for (auto& v : dyf) v = normal(rng);
     for (const bool half : {true, false}) {
-      const lrelu_dtype_t dtype =
-          half ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_BFLOAT16;
-      const char* dname = half ? "float16" : "bfloat16";
       std::vector<uint16_t> x(xf.size()), dy(x.size());
       for (size_t i = 0; i < x.size(); ++i) {
         x[i] = Sixteen(xf[i], half);
         dy[i] = Sixteen(dyf[i], half);
       }
-      const auto read_once = [&] {
-        // Eight independent sums of 64-bit words.
-        uint64_t acc[8] = {};
-        const size_t words = x.size() / 4;
-        const auto* xw = reinterpret_cast<const uint64_t*>(x.data());
-        const auto* dyw = reinterpret_cast<const uint64_t*>(dy.data());
-        for (size_t i = 0; i + 8 <= words; i += 8) {
-          for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
-        }
-        uint64_t s = 0;
-        for (uint64_t a : acc) s += a;
-        volatile uint64_t sink = s;
-        (void)sink;
-      };
-      for (int64_t c : {int64_t{64}, int64_t{512}}) {
-        std::vector<uint16_t> alpha(static_cast<size_t>(c), 0x3e80u),
-            dalpha(alpha.size());
-        const int64_t hw = n / c;
-        for (int layout = 0; layout < 2; ++layout) {
-          const std::vector<int64_t> shape =
-              layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
-                          : std::vector<int64_t>{1, 1, hw, c};
-          const std::vector<int64_t> ashape =
-              layout == 0 ? std::vector<int64_t>{c, 1, 1}
-                          : std::vector<int64_t>{c};
-          lrelu_tensor_t px = View(x.data(), shape),
-                         pdy = View(dy.data(), shape),
-                         pa = View(alpha.data(), ashape),
-                         pda = View(dalpha.data(), ashape);
-          px.dtype = pdy.dtype = pa.dtype = pda.dtype = dtype;
-          const Paired m = Compare(rounds, read_once, [&] {
-            lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
-          });
-          const char* name = layout == 0 ? "NCHW" : "NHWC";
-          std::printf(
-              "| %lld | %lld | %s | read x and dy once (%s) | %.3f | 1.00 | "
-              "1.00-1.00 |\n",
-              static_cast<long long>(n), static_cast<long long>(c), name, dname,
-              m.base_ms);
-          std::printf(
-              "| %lld | %lld | %s | lrelu dalpha (exact, %s) | %.3f | "
-              "%.2f | %.2f-%.2f |\n",
-              static_cast<long long>(n), static_cast<long long>(c), name, dname,
-              m.ms, m.ratio, m.q1, m.q3);
-        }
-      }
+      DalphaRows(n, rounds, half ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_BFLOAT16,
+                 half ? "float16" : "bfloat16", x.data(), dy.data(),
+                 half ? 0x3400u : 0x3e80u, o);  // 0.25
     }
   }
 }
 
 // dalpha for float64 x, alpha and dy (normally distributed, all 53 bits)
-// against one read of x and dy as 64-bit words, NCHW and NHWC.
+// against one read of the same x and dy.
 void Float64Dalpha(int reps, int64_t max_elements, const lrelu_options_t& o) {
   std::mt19937 rng(3);
   std::normal_distribution<double> normal;
@@ -154,49 +165,8 @@ void Float64Dalpha(int reps, int64_t max_elements, const lrelu_options_t& o) {
     std::vector<double> x(static_cast<size_t>(n)), dy(x.size());
     for (auto& v : x) v = normal(rng);
     for (auto& v : dy) v = normal(rng);
-    const auto read_once = [&] {
-      uint64_t acc[8] = {};
-      const auto* xw = reinterpret_cast<const uint64_t*>(x.data());
-      const auto* dyw = reinterpret_cast<const uint64_t*>(dy.data());
-      for (size_t i = 0; i + 8 <= x.size(); i += 8) {
-        for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
-      }
-      uint64_t sum = 0;
-      for (uint64_t a : acc) sum += a;
-      volatile uint64_t sink = sum;
-      (void)sink;
-    };
-    for (int64_t c : {int64_t{64}, int64_t{512}}) {
-      std::vector<double> alpha(static_cast<size_t>(c), 0.25),
-          dalpha(alpha.size());
-      const int64_t hw = n / c;
-      for (int layout = 0; layout < 2; ++layout) {
-        const std::vector<int64_t> shape =
-            layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
-                        : std::vector<int64_t>{1, 1, hw, c};
-        const std::vector<int64_t> ashape = layout == 0
-                                                ? std::vector<int64_t>{c, 1, 1}
-                                                : std::vector<int64_t>{c};
-        lrelu_tensor_t px = View(x.data(), shape), pdy = View(dy.data(), shape),
-                       pa = View(alpha.data(), ashape),
-                       pda = View(dalpha.data(), ashape);
-        px.dtype = pdy.dtype = pa.dtype = pda.dtype = LRELU_DTYPE_FLOAT64;
-        const Paired m = Compare(rounds, read_once, [&] {
-          lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o);
-        });
-        const char* name = layout == 0 ? "NCHW" : "NHWC";
-        std::printf(
-            "| %lld | %lld | %s | read x and dy once (float64) | %.3f | 1.00 | "
-            "1.00-1.00 |\n",
-            static_cast<long long>(n), static_cast<long long>(c), name,
-            m.base_ms);
-        std::printf(
-            "| %lld | %lld | %s | lrelu dalpha (exact, float64) | %.3f | "
-            "%.2f | %.2f-%.2f |\n",
-            static_cast<long long>(n), static_cast<long long>(c), name, m.ms,
-            m.ratio, m.q1, m.q3);
-      }
-    }
+    DalphaRows(n, rounds, LRELU_DTYPE_FLOAT64, "float64", x.data(), dy.data(),
+               0x3fd0000000000000u, o);  // 0.25
   }
 }
 

@@ -161,6 +161,23 @@ Dims MergedDims(const int64_t* shape, size_t count, const View& x,
   return d;
 }
 
+// One step of an odometer over d's first `count` dimensions (the last
+// fastest): idx advances, and the offsets xo and dyo follow d's strides
+// times `scale`.
+void Advance(const Dims& d, size_t count, int64_t scale,
+             std::vector<int64_t>* idx, int64_t* xo, int64_t* dyo) {
+  for (size_t k = count; k-- > 0;) {
+    if (++(*idx)[k] < d.extent[k]) {
+      *xo += d.xs[k] * scale;
+      *dyo += d.dys[k] * scale;
+      return;
+    }
+    *xo -= (d.extent[k] - 1) * d.xs[k] * scale;
+    *dyo -= (d.extent[k] - 1) * d.dys[k] * scale;
+    (*idx)[k] = 0;
+  }
+}
+
 // What bins and sum hold together, rounded once to f; the bins are left
 // empty, the sum holds the total unless it rounded from the bins directly
 // (terms of similar size and nothing in the sum: BinnedSum::RoundIfNarrow).
@@ -182,27 +199,18 @@ uint64_t ExactChannel(const PreluPlan& p, int64_t c,
   const size_t elem = lrelu_dtype_size(p.dtype);
   const auto e = static_cast<int64_t>(elem);
   const reference::Format f = reference::FormatOf(p.dtype);
-  const auto [ext, xs, dys] = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
+  const Dims dims = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
   reference::ExactSum sum;
   reference::BinnedSum bins;
-  std::vector<int64_t> idx(ext.size(), 0);
+  std::vector<int64_t> idx(dims.extent.size(), 0);
   int64_t xo = c * p.x.strides[rank - 1], dyo = c * p.dy.strides[rank - 1];
   int64_t rows = 1;
-  for (int64_t n : ext) rows *= n;
+  for (int64_t n : dims.extent) rows *= n;
   for (int64_t r = 0; r < rows; ++r) {
     AddTerm(p.dtype, f, elem, p.x.data + xo * e, p.dy.data + dyo * e, &sum,
             &bins);
     if (bins.count() > (uint64_t{1} << 42)) bins.FlushInto(&sum);
-    for (size_t k = ext.size(); k-- > 0;) {
-      if (++idx[k] < ext[k]) {
-        xo += xs[k];
-        dyo += dys[k];
-        break;
-      }
-      xo -= (ext[k] - 1) * xs[k];
-      dyo -= (ext[k] - 1) * dys[k];
-      idx[k] = 0;
-    }
+    Advance(dims, dims.extent.size(), 1, &idx, &xo, &dyo);
   }
   return RoundBinsAndSum(&bins, &sum, fa);
 }
@@ -280,16 +288,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     int64_t xo = 0, dyo = 0;  // bytes
     for (int64_t r = 0; r < rows; ++r) {
       fn(xp + xo, dyp + dyo);
-      for (size_t j = outer; j-- > 0;) {
-        if (++idx[j] < extent[j]) {
-          xo += xs[j] * e;
-          dyo += dys[j] * e;
-          break;
-        }
-        xo -= (extent[j] - 1) * xs[j] * e;
-        dyo -= (extent[j] - 1) * dys[j] * e;
-        idx[j] = 0;
-      }
+      Advance(dims, outer, e, &idx, &xo, &dyo);
     }
   };
   // Contiguous runs try the bounded sum first.
@@ -454,7 +453,10 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
   const reference::Format f = reference::FormatOf(p.dtype);
   // The rows: every dimension but the channels' last one.
-  const auto [ext, xs, dys] = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
+  const Dims dims = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
+  const std::vector<int64_t>& ext = dims.extent;
+  const std::vector<int64_t>& xs = dims.xs;
+  const std::vector<int64_t>& dys = dims.dys;
   const size_t last = ext.size() - 1;
   std::vector<int64_t> idx(ext.size(), 0);
   int64_t xo = 0, dyo = 0, r = begin;
@@ -549,16 +551,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     xo -= ext[last] * xs[last];
     dyo -= ext[last] * dys[last];
     idx[last] = 0;
-    for (size_t k = last; k-- > 0;) {
-      if (++idx[k] < ext[k]) {
-        xo += xs[k];
-        dyo += dys[k];
-        break;
-      }
-      xo -= (ext[k] - 1) * xs[k];
-      dyo -= (ext[k] - 1) * dys[k];
-      idx[k] = 0;
-    }
+    Advance(dims, last, 1, &idx, &xo, &dyo);
   }
   if (bounded) return;
   if (by_row) by_row->Flush(bins.data(), sums);

@@ -171,22 +171,15 @@ struct FromF32 {
     return hn::LoadU(df, p);
   }
 };
-struct FromHalf {
+template <bool kHalf>  // float16, else bfloat16
+struct From16 {
   using T = uint16_t;
-  using Wide = Load16<true>;
+  using Wide = Load16<kHalf>;
   static constexpr Form kForm = Form::kProduct;
   template <class DF>
   static HWY_INLINE hn::Vec<DF> Load(DF df, const uint16_t* p) {
-    return HalfBitsToFloat(df, hn::LoadU(hn::Rebind<uint16_t, DF>(), p));
-  }
-};
-struct FromBFloat16 {
-  using T = uint16_t;
-  using Wide = Load16<false>;
-  static constexpr Form kForm = Form::kProduct;
-  template <class DF>
-  static HWY_INLINE hn::Vec<DF> Load(DF df, const uint16_t* p) {
-    return BFloat16BitsToFloat(df, hn::LoadU(hn::Rebind<uint16_t, DF>(), p));
+    const auto bits = hn::LoadU(hn::Rebind<uint16_t, DF>(), p);
+    return kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits);
   }
 };
 
@@ -194,7 +187,7 @@ struct FromBFloat16 {
 // float32 magnitude sums go through CertainMagnitude.
 template <class In>
 constexpr bool Checked() {
-  return !std::is_same_v<In, FromHalf>;
+  return !std::is_same_v<In, From16<true>>;
 }
 
 // Whether a float32 magnitude sum m (a run, or a rows call: at most ~300
@@ -485,11 +478,11 @@ void FillBoundedTable(BoundedTable* table) {
   table->rows[2] = &BoundedRows<Load16<false>>;
 #else
   table->run[0] = &BoundedRun<LoadF32>;
-  table->run[1] = &BoundedRunLanes<FromHalf>;
-  table->run[2] = &BoundedRunLanes<FromBFloat16>;
+  table->run[1] = &BoundedRunLanes<From16<true>>;
+  table->run[2] = &BoundedRunLanes<From16<false>>;
   table->rows[0] = &BoundedRowsLanes<FromF32>;
-  table->rows[1] = &BoundedRowsLanes<FromHalf>;
-  table->rows[2] = &BoundedRowsLanes<FromBFloat16>;
+  table->rows[1] = &BoundedRowsLanes<From16<true>>;
+  table->rows[2] = &BoundedRowsLanes<From16<false>>;
 #endif
   table->pair_run[0] = &PairRun<Exact<LoadF32>>;
   table->pair_run[1] = &PairRun<Exact<Load16<true>>>;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "cpu/float_env.h"
@@ -215,24 +216,15 @@ uint64_t ExactChannel(const PreluPlan& p, int64_t c,
   return RoundBinsAndSum(&bins, &sum, fa);
 }
 
-// The bounded kernels for p's dtypes (cpu/prelu_dalpha_bound.h): float64
-// dalpha takes the double-double ones, any x; a 32/16-bit dalpha the
-// float64 ones, 32/16-bit x. NULL: none (the exact paths only).
-cpu::BoundedRunKernel BoundedRunOf(const PreluPlan& p) {
+// p's bounded kernels, run (index 0) and rows (1), of
+// cpu/prelu_dalpha_bound.h: both NULL where there are none (the exact
+// paths only).
+std::pair<cpu::BoundedRunKernel, cpu::BoundedRowsKernel> BoundedKernelsOf(
+    const PreluPlan& p) {
+  const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
+  if (k < 0) return {nullptr, nullptr};
   const cpu::BoundedTable& t = cpu::BoundedFor(TargetBit(p));
-  if (p.dalpha.dtype == LRELU_DTYPE_FLOAT64) {
-    return t.pair_run[cpu::PairIndex(p.dtype)];
-  }
-  return p.dtype == LRELU_DTYPE_FLOAT64 ? nullptr
-                                        : t.run[cpu::FormatIndex(p.dtype)];
-}
-cpu::BoundedRowsKernel BoundedRowsOf(const PreluPlan& p) {
-  const cpu::BoundedTable& t = cpu::BoundedFor(TargetBit(p));
-  if (p.dalpha.dtype == LRELU_DTYPE_FLOAT64) {
-    return t.pair_rows[cpu::PairIndex(p.dtype)];
-  }
-  return p.dtype == LRELU_DTYPE_FLOAT64 ? nullptr
-                                        : t.rows[cpu::FormatIndex(p.dtype)];
+  return {t.run[k], t.rows[k]};
 }
 
 // After two alpha elements in a row (or an NHWC call) that the bounded sum
@@ -293,7 +285,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   };
   // Contiguous runs try the bounded sum first.
   const cpu::BoundedRunKernel bounded =
-      xs[outer] == 1 && dys[outer] == 1 ? BoundedRunOf(p) : nullptr;
+      xs[outer] == 1 && dys[outer] == 1 ? BoundedKernelsOf(p).first : nullptr;
   int skip = 0;  // elements left to skip the bounded sum (kSkipAfterMiss)
   bool missed = false;  // the last element tried missed
   for (int64_t k = begin; k < end; ++k) {
@@ -492,7 +484,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   cpu::BoundedRowsKernel bounded_rows = nullptr;
   if (bounded) {
     std::fill(totals, totals + count, cpu::BoundedSum());
-    bounded_rows = BoundedRowsOf(p);
+    bounded_rows = BoundedKernelsOf(p).second;
   }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
@@ -506,16 +498,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
                      dyr + done * dys[last] * e, dys[last] * e, n, channels,
                      block.data());
-        const int64_t height = cpu::RowsHeight(n, row_bytes, e);
-        for (size_t c = 0; c < count; ++c) {
-          if (pair) {
-            totals[c].AddPair(block[c], block[count + c], block[2 * count + c],
-                              height);
-          } else {
-            totals[c].AddRun(block[c], block[count + c], height);
-          }
-        }
-        std::fill(block.begin(), block.end(), 0.0);
+        cpu::AddRowsBlock(block.data(), count, pair, n, row_bytes, e, totals);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
@@ -606,7 +589,7 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   while (left > 0 && !skip.compare_exchange_weak(left, left - 1,
                                                  std::memory_order_relaxed)) {
   }
-  if (left <= 0 && BoundedRowsOf(p) != nullptr && ChannelRows(p)) {
+  if (left <= 0 && BoundedKernelsOf(p).second != nullptr && ChannelRows(p)) {
     // The bounded pass first; the exact one only when a channel's bound
     // does not decide its rounding.
     std::vector<cpu::BoundedSum> bounded(sums);

@@ -27,15 +27,18 @@ struct LoadF32 {
     return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
   }
 };
+// Lanes(df) float16 (kHalf) or bfloat16 values at p as float32 lanes.
+template <bool kHalf, class DF>
+HWY_INLINE hn::Vec<DF> SixteenToFloat(DF df, const uint16_t* p) {
+  const auto bits = hn::LoadU(hn::Rebind<uint16_t, DF>(), p);
+  return kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits);
+}
 template <bool kHalf>
 struct Load16 {
   using T = uint16_t;
   template <class D>
   static HWY_INLINE hn::Vec<D> Load(D d, const uint16_t* p) {
-    const hn::Rebind<float, D> df;
-    const auto bits = hn::LoadU(hn::Rebind<uint16_t, D>(), p);
-    return hn::PromoteTo(
-        d, kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits));
+    return hn::PromoteTo(d, SixteenToFloat<kHalf>(hn::Rebind<float, D>(), p));
   }
 };
 
@@ -65,9 +68,8 @@ HWY_INLINE hn::Vec<D> Term(D d, const typename L::T* x,
 template <class DF>
 HWY_INLINE hn::Vec<DF> HalfProducts(DF df, const uint16_t* x,
                                     const uint16_t* dy) {
-  const hn::Rebind<uint16_t, DF> d16;
-  return hn::Mul(hn::Min(HalfBitsToFloat(df, hn::LoadU(d16, x)), hn::Zero(df)),
-                 HalfBitsToFloat(df, hn::LoadU(d16, dy)));
+  return hn::Mul(hn::Min(SixteenToFloat<true>(df, x), hn::Zero(df)),
+                 SixteenToFloat<true>(df, dy));
 }
 #endif
 

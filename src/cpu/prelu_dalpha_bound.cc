@@ -178,8 +178,7 @@ struct From16 {
   static constexpr Form kForm = Form::kProduct;
   template <class DF>
   static HWY_INLINE hn::Vec<DF> Load(DF df, const uint16_t* p) {
-    const auto bits = hn::LoadU(hn::Rebind<uint16_t, DF>(), p);
-    return kHalf ? HalfBitsToFloat(df, bits) : BFloat16BitsToFloat(df, bits);
+    return SixteenToFloat<kHalf>(df, p);
   }
 };
 
@@ -350,23 +349,19 @@ void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
 }
 #endif  // HWY_TARGET != HWY_SCALAR
 
-// float64 dalpha (PairSum): a double-double sum per lane, Ogita, Rump and
-// Oishi's Dot2 ("Accurate sum and dot product", SIAM J. Sci. Comput. 26,
-// 2005): each term x * dy split into p + pi exactly (TwoProduct by a fused
-// multiply-add; pi = 0 where x and dy are 32/16-bit values, whose product
-// float64 holds), p added to the sum s by TwoSum (s + p = t + sigma
-// exactly), pi + sigma to the compensation c, |p| to the magnitude a.
+// float64 dalpha (the pair kernels): a double-double sum per lane, Ogita,
+// Rump and Oishi's Dot2 ("Accurate sum and dot product", SIAM J. Sci.
+// Comput. 26, 2005): each term x * dy split into p + pi exactly
+// (TwoProduct by a fused multiply-add; pi = 0 where x and dy are 32/16-bit
+// values, whose product float64 holds), p added to the sum s by TwoSum
+// (s + p = t + sigma exactly), pi + sigma to the compensation c, |p| to
+// the magnitude a.
 struct LoadF64 {
   using T = double;
-  static constexpr bool kExactProducts = false;
   template <class D>
   static HWY_INLINE hn::Vec<D> Load(D d, const double* p) {
     return hn::LoadU(d, p);
   }
-};
-template <class L>
-struct Exact : L {
-  static constexpr bool kExactProducts = true;
 };
 
 template <class L, class D>
@@ -379,7 +374,9 @@ HWY_INLINE void AddPairTerms(D d, const typename L::T* x,
   const auto t = hn::Add(*s, p);
   const auto z = hn::Sub(t, *s);
   auto e = hn::Add(hn::Sub(*s, hn::Sub(t, z)), hn::Sub(p, z));  // sigma
-  if constexpr (!L::kExactProducts) e = hn::Add(e, hn::MulSub(xn, dyv, p));
+  if constexpr (sizeof(typename L::T) == 8) {  // float64 x: TwoProduct
+    e = hn::Add(e, hn::MulSub(xn, dyv, p));
+  }
   *s = t;
   *c = hn::Add(*c, e);
   *a = hn::Add(*a, hn::Abs(p));
@@ -469,34 +466,29 @@ void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 }
 
 void FillBoundedTable(BoundedTable* table) {
-#if HWY_TARGET == HWY_SCALAR
   table->run[0] = &BoundedRun<LoadF32>;
+#if HWY_TARGET == HWY_SCALAR
   table->run[1] = &BoundedRun<Load16<true>>;
   table->run[2] = &BoundedRun<Load16<false>>;
   table->rows[0] = &BoundedRows<LoadF32>;
   table->rows[1] = &BoundedRows<Load16<true>>;
   table->rows[2] = &BoundedRows<Load16<false>>;
 #else
-  table->run[0] = &BoundedRun<LoadF32>;
   table->run[1] = &BoundedRunLanes<From16<true>>;
   table->run[2] = &BoundedRunLanes<From16<false>>;
   table->rows[0] = &BoundedRowsLanes<FromF32>;
   table->rows[1] = &BoundedRowsLanes<From16<true>>;
   table->rows[2] = &BoundedRowsLanes<From16<false>>;
 #endif
-  table->pair_run[0] = &PairRun<Exact<LoadF32>>;
-  table->pair_run[1] = &PairRun<Exact<Load16<true>>>;
-  table->pair_run[2] = &PairRun<Exact<Load16<false>>>;
-  table->pair_rows[0] = &PairRows<Exact<LoadF32>>;
-  table->pair_rows[1] = &PairRows<Exact<Load16<true>>>;
-  table->pair_rows[2] = &PairRows<Exact<Load16<false>>>;
-#if HWY_NATIVE_FMA  // TwoProduct needs the fused multiply-add
-  table->pair_run[3] = &PairRun<LoadF64>;
-  table->pair_rows[3] = &PairRows<LoadF64>;
-#else
-  table->pair_run[3] = nullptr;
-  table->pair_rows[3] = nullptr;
-#endif
+  table->run[3] = &PairRun<LoadF32>;
+  table->run[4] = &PairRun<Load16<true>>;
+  table->run[5] = &PairRun<Load16<false>>;
+  table->rows[3] = &PairRows<LoadF32>;
+  table->rows[4] = &PairRows<Load16<true>>;
+  table->rows[5] = &PairRows<Load16<false>>;
+  // TwoProduct needs the fused multiply-add; without, the exact paths.
+  table->run[6] = HWY_NATIVE_FMA ? &PairRun<LoadF64> : nullptr;
+  table->rows[6] = HWY_NATIVE_FMA ? &PairRows<LoadF64> : nullptr;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -109,19 +109,41 @@ inline int64_t RowsHeight(int64_t rows, int64_t row_bytes, int64_t element) {
   return element == 4 && !WideRows(row_bytes) ? rows / 4 + 5 : rows + 5;
 }
 
-// [format: float32, float16, bfloat16] (FormatIndex). pair_*: float64
-// dalpha, [x: float32, float16, bfloat16, float64] (PairIndex), each run a
-// double-double sum; the rows kernel's sums are (sum, low, abs) per
-// channel: sums[c], sums[channels + c], sums[2 channels + c]. NULL where
-// the target lacks a fused multiply-add (float64 x).
+// The kernels, [BoundedIndex]: 0-2, float64 sums of float32, float16 and
+// bfloat16 x for a dalpha of x's dtype; 3-6, the pair kernels
+// (double-double sums) of float32, float16, bfloat16 and float64 x for a
+// float64 dalpha, whose rows kernels' sums are (sum, low, abs) per channel:
+// sums[c], sums[channels + c], sums[2 channels + c]. NULL where the target
+// lacks a fused multiply-add (float64 x).
 struct BoundedTable {
-  BoundedRunKernel run[3];
-  BoundedRowsKernel rows[3];
-  BoundedRunKernel pair_run[4];
-  BoundedRowsKernel pair_rows[4];
+  BoundedRunKernel run[7];
+  BoundedRowsKernel rows[7];
 };
-inline int PairIndex(lrelu_dtype_t x) {
-  return x == LRELU_DTYPE_FLOAT64 ? 3 : FormatIndex(x);
+// The table's index for x's dtype and dalpha's; -1: no kernels (float64 x
+// with a 32/16-bit dalpha).
+inline int BoundedIndex(lrelu_dtype_t x, lrelu_dtype_t dalpha) {
+  if (dalpha == LRELU_DTYPE_FLOAT64) {
+    return x == LRELU_DTYPE_FLOAT64 ? 6 : 3 + FormatIndex(x);
+  }
+  return x == LRELU_DTYPE_FLOAT64 ? -1 : FormatIndex(x);
+}
+
+// Adds a rows kernel's `block` (its `sums` for `count` channels, filled
+// from zero over `rows` rows of row_bytes, `element` bytes an element) to
+// totals[c] as one run each, and clears it; pair: a pair kernel's.
+inline void AddRowsBlock(double* block, size_t count, bool pair, int64_t rows,
+                         int64_t row_bytes, int64_t element,
+                         BoundedSum* totals) {
+  const int64_t height = RowsHeight(rows, row_bytes, element);
+  for (size_t c = 0; c < count; ++c) {
+    if (pair) {
+      totals[c].AddPair(block[c], block[count + c], block[2 * count + c],
+                        height);
+    } else {
+      totals[c].AddRun(block[c], block[count + c], height);
+    }
+  }
+  std::fill(block, block + (pair ? 3 : 2) * count, 0.0);
 }
 
 // The kernels compiled for `target` (one of RunnableTargets()).

@@ -133,9 +133,9 @@ bool RunDecides(int64_t target, lrelu_dtype_t dtype, const Terms& t,
   const std::vector<unsigned char> x = StoredBits(dtype, t.x),
                                    dy = StoredBits(dtype, t.dy);
   const size_t e = lrelu_dtype_size(dtype);
-  const cpu::BoundedTable& table = cpu::BoundedFor(target);
-  const cpu::BoundedRunKernel run = pair ? table.pair_run[cpu::PairIndex(dtype)]
-                                         : table.run[cpu::FormatIndex(dtype)];
+  const cpu::BoundedRunKernel run =
+      cpu::BoundedFor(target)
+          .run[cpu::BoundedIndex(dtype, pair ? LRELU_DTYPE_FLOAT64 : dtype)];
   cpu::BoundedSum s;
   for (size_t i = 0; i < t.x.size(); i += per_run) {
     const size_t n = std::min(per_run, t.x.size() - i);
@@ -243,27 +243,18 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
   const auto row_bytes = static_cast<int64_t>(count * lrelu_dtype_size(dtype));
   std::vector<cpu::BoundedSum> sums(count);
   std::vector<double> block((pair ? 3 : 2) * count);
-  const cpu::BoundedTable& table = cpu::BoundedFor(target);
   const cpu::BoundedRowsKernel kernel =
-      pair ? table.pair_rows[cpu::PairIndex(dtype)]
-           : table.rows[cpu::FormatIndex(dtype)];
+      cpu::BoundedFor(target)
+          .rows[cpu::BoundedIndex(dtype, pair ? LRELU_DTYPE_FLOAT64 : dtype)];
   const int64_t per_run = cpu::RowsPerRun(row_bytes);
   for (int64_t r = 0; r < static_cast<int64_t>(rows); r += per_run) {
     const int64_t n = std::min(per_run, static_cast<int64_t>(rows) - r);
-    std::fill(block.begin(), block.end(), 0.0);
     kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
            reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes,
            n, static_cast<int64_t>(count), block.data());
-    const int64_t height = cpu::RowsHeight(
-        n, row_bytes, static_cast<int64_t>(lrelu_dtype_size(dtype)));
-    for (size_t c = 0; c < count; ++c) {
-      if (pair) {
-        sums[c].AddPair(block[c], block[count + c], block[2 * count + c],
-                        height);
-      } else {
-        sums[c].AddRun(block[c], block[count + c], height);
-      }
-    }
+    cpu::AddRowsBlock(block.data(), count, pair, n, row_bytes,
+                      static_cast<int64_t>(lrelu_dtype_size(dtype)),
+                      sums.data());
   }
   std::vector<uint64_t> out(count);
   decided->assign(count, false);
@@ -438,7 +429,7 @@ TEST(DalphaBound, PairSumsDecideOnlyTheCorrectlyRoundedSum) {
     for (lrelu_dtype_t dtype :
          {f64, LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {
       const std::string what = Name(target.bit, dtype) + " (float64 dalpha)";
-      if (cpu::BoundedFor(target.bit).pair_run[cpu::PairIndex(dtype)] ==
+      if (cpu::BoundedFor(target.bit).run[cpu::BoundedIndex(dtype, f64)] ==
           nullptr) {
         continue;  // no fused multiply-add: the exact paths
       }

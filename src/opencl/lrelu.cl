@@ -55,7 +55,7 @@ kernel void lrelu_f32_vec4(global const uint* v, ulong v_offset,
     const uint4 sb = vload4(i, s);
     const uint4 product = as_uint4(as_float4(vb) * alpha);
     const int4 negative =
-        ((sb & 0x7fffffffu) - 1u < 0x7f800000u) & as_int4(sb) < 0;
+        ((sb & 0x7fffffffu) - 1u < 0x7f800000u) & (as_int4(sb) < 0);
     vstore4(select(vb, product, negative), i, out);
   }
   const ulong t = vectors * 4 + get_global_id(0);
@@ -108,7 +108,7 @@ kernel void lrelu_f16_vec4(global const ushort* v, ulong v_offset,
     vstore_half4_rte(product, 0, (private half*)rounded);
     const short4 negative =
         ((sb & (ushort)0x7fff) - (ushort)1 < (ushort)0x7c00) &
-        as_short4(sb) < (short)0;
+        (as_short4(sb) < (short)0);
     vstore4(select(vb, vload4(0, rounded), negative), i, out);
   }
   const ulong t = vectors * 4 + get_global_id(0);
@@ -163,7 +163,7 @@ kernel void lrelu_bf16_vec4(global const ushort* v, ulong v_offset,
         convert_ushort4(select(rounded, quiet, (u & 0x7fffffffu) > 0x7f800000u));
     const short4 negative =
         ((sb & (ushort)0x7fff) - (ushort)1 < (ushort)0x7f80) &
-        as_short4(sb) < (short)0;
+        (as_short4(sb) < (short)0);
     vstore4(select(vb, product, negative), i, out);
   }
   const ulong t = vectors * 4 + get_global_id(0);
@@ -209,7 +209,7 @@ kernel void lrelu_f64_vec4(global const ulong* v, ulong v_offset,
     const ulong4 product = as_ulong4(as_double4(vb) * alpha);
     const long4 negative =
         ((sb & 0x7fffffffffffffffUL) - 1UL < 0x7ff0000000000000UL) &
-        as_long4(sb) < 0L;
+        (as_long4(sb) < 0L);
     vstore4(select(vb, product, negative), i, out);
   }
   const ulong t = vectors * 4 + get_global_id(0);

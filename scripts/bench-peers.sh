@@ -3,9 +3,12 @@
 # Eigen, a plain loop; PyTorch, NumPy, ONNX Runtime from Python) and writes
 # docs/performance.md, docs/performance.png and out/bench/*.
 #
-#   scripts/bench-peers.sh [--quick] [harness options, e.g. --sizes contract]
+#   scripts/bench-peers.sh [--quick] [--doc FILE] [harness options, e.g. --sizes contract]
 #
 # --quick: fewer rounds and shorter batches, no retries (a smoke run, < 2 min).
+# --doc FILE: the page to write; by default docs/performance.md on a CPU
+# without AVX-512 and docs/performance-avx512.md on one with it, so a run
+# on either kind of machine keeps the other's page.
 # Other options go to both harnesses (--sizes, --dtypes, --threads, ...).
 # Peers are installed by bench/setup-peers.sh; missing ones are skipped.
 # Run on a quiet machine: blocks measured under load are retried and flagged.
@@ -17,9 +20,22 @@ mkdir -p "$OUT"
 
 QUICK=()
 ARGS=()
-for a in "$@"; do
-  if [ "$a" = "--quick" ]; then QUICK=(--quick); else ARGS+=("$a"); fi
+DOC=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=(--quick) ;;
+    --doc) DOC="$2"; shift ;;
+    *) ARGS+=("$1") ;;
+  esac
+  shift
 done
+if [ -z "$DOC" ]; then
+  if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
+    DOC=docs/performance-avx512.md
+  else
+    DOC=docs/performance.md
+  fi
+fi
 if [ ${#QUICK[@]} -gt 0 ] && [[ " ${ARGS[*]} " != *" --sizes "* ]]; then
   # The quick run keeps one size per cache level but stays clear of DRAM
   # sizes, which take most of a full run.
@@ -53,6 +69,6 @@ echo "== report"
 # matplotlib comes from Debian (python3-matplotlib), which the venv also sees.
 COMMAND="scripts/bench-peers.sh${QUICK:+ ${QUICK[*]}}${ARGS:+ ${ARGS[*]}}"
 /usr/bin/python3 bench/report/make_report.py --cpp "$OUT/cpp.json" \
-  --py "$OUT/py.json" --out-dir "$OUT" --doc docs/performance.md \
+  --py "$OUT/py.json" --out-dir "$OUT" --doc "$DOC" \
   --command "$COMMAND"
 echo "== load at the end: $(uptime)"

@@ -8,7 +8,8 @@
 # CUDA and the Python package off: they are not what is being checked, and
 # an instrumented library cannot be loaded into an uninstrumented Python),
 # builds it with 2 jobs and runs ctest with the test preset's environment
-# (ASAN_OPTIONS, UBSAN_OPTIONS, TSAN_OPTIONS). The sanitizer presets compile
+# (ASAN_OPTIONS, LSAN_OPTIONS with tests/sanitizers/lsan.supp, UBSAN_OPTIONS,
+# TSAN_OPTIONS). The sanitizer presets compile
 # with -O1 -g1 (line tables: file:line in every report), the optimisation
 # ASan recommends; -O2 -g took ~1.6x the compile time (CLI11 under UBSan:
 # 93 s vs 41 s CPU for tools/cmd_info.cc), most of CI's sanitizer stage.
@@ -65,6 +66,7 @@ for preset in "${presets[@]}"; do
   # The test presets' environment, set here because `ctest --preset` always
   # uses the preset's own binaryDir.
   if ! env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
+         LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0" \
          UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
          TSAN_OPTIONS="halt_on_error=1" \
          ctest --test-dir "$dir" -j "$jobs" --output-on-failure "${select[@]}"; then

@@ -4,7 +4,8 @@
 // conversions' other operand forms, lrelu's exact float16 and bfloat16
 // schedules; float32's compare-and-blend and max schedules) next to lrelu's
 // own kernels (the table entries the library picks), all on the same
-// buffers in the same run. Times are the
+// buffers in the same run; where the CPU has AVX-512, the same at 64 bytes
+// per vector and the AVX-512 BF16 conversion (loops_avx512.h). Times are the
 // fastest of 201 samples (and the median), as ns/element and as a ratio to
 // the copy. Not a test: the loops below are not bit-exact for every input
 // (XNNPACK's rounds through float16 alpha; none handles heads and tails).
@@ -23,6 +24,7 @@
 
 #include "cpu/kernels.h"
 #include "hwy/aligned_allocator.h"
+#include "loops_avx512.h"
 
 namespace {
 
@@ -209,9 +211,9 @@ int main(int argc, char** argv) {
   }
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 16384;
   const int passes = argc > 2 ? std::atoi(argv[2]) : 20;
-  if (n % 16 != 0 || !__builtin_cpu_supports("avx2") ||
+  if (n % 32 != 0 || !__builtin_cpu_supports("avx2") ||
       !__builtin_cpu_supports("f16c")) {
-    std::fprintf(stderr, "needs AVX2 + F16C and a multiple of 16 elements\n");
+    std::fprintf(stderr, "needs AVX2 + F16C and a multiple of 32 elements\n");
     return 2;
   }
   auto x = hwy::AllocateAligned<uint16_t>(n);
@@ -244,7 +246,7 @@ int main(int argc, char** argv) {
   struct Row {
     const char* name;
     Timing t;
-    bool f32;  // a float32 row: compared with the float32 copy
+    int base;  // the copy it is compared with: 0 16-bit, 1 float32, 2 zmm
   };
   std::vector<Row> rows;
   const Timing copy =
@@ -294,22 +296,56 @@ int main(int argc, char** argv) {
       table.forward[cpu::DTypeIndex(LRELU_DTYPE_FLOAT32)][0][1];
   const Timing copy32 =
       NsPerElement([&] { CopyF32(xf.get(), yf.get(), n); }, n, passes);
-  rows.push_back({"f32 copy (32-byte loads/stores)", copy32, true});
+  rows.push_back({"f32 copy (32-byte loads/stores)", copy32, 1});
   rows.push_back(
       {"f32 schedule (mul, cmp, blendvps)",
        NsPerElement([&] { BlendF32(xf.get(), yf.get(), n, alpha); }, n, passes),
-       true});
+       1});
   rows.push_back(
       {"f32 schedule (mul, maxps: alpha in (0, 1])",
        NsPerElement([&] { MaxF32(xf.get(), yf.get(), n, alpha); }, n, passes),
-       true});
+       1});
   rows.push_back({"lrelu f32 kernel (library table)",
-                  NsPerElement([&] { f32_kernel(f32); }, n, passes), true});
+                  NsPerElement([&] { f32_kernel(f32); }, n, passes), 1});
+  // At 64 bytes per vector, where the CPU has AVX-512 (Highway's AVX3
+  // target, which the library tables above then are).
+  Timing copy512{};
+  if (lrelu::bench::HasAvx512()) {
+    namespace b = lrelu::bench;
+    copy512 = NsPerElement([&] { b::Copy512(x.get(), y.get(), n); }, n, passes);
+    rows.push_back({"zmm: copy (64-byte loads/stores)", copy512, 2});
+    rows.push_back(
+        {"zmm: F16C convert both ways only",
+         NsPerElement([&] { b::ConvertBoth512(x.get(), y.get(), n); }, n,
+                      passes),
+         2});
+    rows.push_back(
+        {"zmm: XNNPACK f16 schedule (cvt, masked mul, cvt)",
+         NsPerElement([&] { b::XnnpackF16x512(x.get(), y.get(), n, alpha); }, n,
+                      passes),
+         2});
+    rows.push_back({"zmm: lrelu f16 kernel (library table)",
+                    NsPerElement([&] { f16_kernel(f16); }, n, passes), 2});
+    rows.push_back(
+        {"zmm: lrelu bf16 schedule (paired lanes, int RNE, blend)",
+         NsPerElement([&] { b::LreluBF16x512(x.get(), y.get(), n, alpha); }, n,
+                      passes),
+         2});
+    if (b::HasAvx512Bf16()) {
+      rows.push_back(
+          {"zmm: AVX512-BF16 schedule (vcvtne2ps2bf16, vpermw; not exact)",
+           NsPerElement([&] { b::NativeBF16x512(x.get(), y.get(), n, alpha); },
+                        n, passes),
+           2});
+    }
+    rows.push_back({"zmm: lrelu bf16 kernel (library table)",
+                    NsPerElement([&] { bf16_kernel(bf16); }, n, passes), 2});
+  }
   std::printf("%zu elements, %d passes x 201 samples; target %s; %s inputs\n",
               n, passes, cpu::RunnableTargets().front().name,
               subnormal ? "small (subnormal float16 products)" : "normal");
   for (const Row& r : rows) {
-    const Timing& base = r.f32 ? copy32 : copy;
+    const Timing& base = r.base == 1 ? copy32 : r.base == 2 ? copy512 : copy;
     std::printf("%-52s min %7.4f ns/elem %5.2fx copy  (median %5.2fx)\n",
                 r.name, r.t.min, r.t.min / base.min, r.t.median / base.median);
   }

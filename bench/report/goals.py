@@ -15,10 +15,10 @@ OUT_OF_CACHE = 16 << 20
 BANDWIDTH_TARGET = {'f32': 0.95, 'f16': 0.9, 'bf16': 0.9, 'f64': 0.95}
 
 
-# Why a current goal is missed where it is: the limits measured by
-# bench/kernel_limits and bench/small_call (the section "Instruction-level
-# limits" below).
-WHY = {
+# Why a current goal is missed where it is, on the AMD EPYC (AVX2 + F16C)
+# machine: the limits measured by bench/kernel_limits and bench/small_call
+# (the section "Instruction-level limits" below).
+WHY_AVX2 = {
     'small': 'the one-shot call checks x and y in one pass and sets and '
              'restores the MXCSR: ~290 instructions, ~25 ns a call on this '
              'CPU (bench/small_call under callgrind), on a kernel that runs '
@@ -60,6 +60,23 @@ WHY = {
     'python': 'the Python call itself (argument parsing, the ufunc or '
               'DLPack checks) costs more than the 4 KiB of work',
 }
+
+
+# Where the run's CPU has AVX-512 (Highway's AVX3 kernels), the reasons
+# that differ (bench/report/limits-avx512.md).
+WHY_AVX512 = {
+}
+
+# The reasons of the machine being reported (use_machine).
+WHY = dict(WHY_AVX2)
+
+
+def use_machine(avx512):
+    """Selects the reasons for a run on a CPU with AVX-512 or without."""
+    WHY.clear()
+    WHY.update(WHY_AVX2)
+    if avx512:
+        WHY.update(WHY_AVX512)
 
 
 def _cpp(records, dtype, n):

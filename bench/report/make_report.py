@@ -6,8 +6,10 @@ usage: make_report.py --cpp out/bench/cpp.json --py out/bench/py.json
                       [--command 'scripts/bench-peers.sh']
 """
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 
 import goals
@@ -54,15 +56,42 @@ def info_lines(merged):
     return '\n'.join(out)
 
 
-def build(merged, command, plot_name):
+def has_avx512(cpu):
+    """Whether the run's CPU line (bench/cpp/system.cc) names AVX-512."""
+    return 'AVX-512' in cpu and 'no AVX-512' not in cpu
+
+
+def other_runs(doc):
+    """Links to the other machines' pages next to `doc` (performance*.md),
+    each named by its CPU line: each page is one machine's run."""
+    links = []
+    here = os.path.abspath(doc)
+    pattern = os.path.join(os.path.dirname(here), 'performance*.md')
+    for path in sorted(glob.glob(pattern)):
+        if os.path.abspath(path) == here:
+            continue
+        with open(path) as f:
+            m = re.search(r'^Latest run: `[^`]*` on ([^;.]*)[^;]*;(.*?)\. ',
+                          f.read(), re.M)
+        what = m.group(1) if m else '?'
+        if m and 'AVX' in m.group(0):
+            what += ', ' + ('AVX-512' if has_avx512(m.group(0)) else
+                            'AVX2, no AVX-512')
+        links.append(f'[{what}]({os.path.basename(path)})')
+    return links
+
+
+def build(merged, command, plot_name, doc='docs/performance.md'):
     records = merged['records']
     dtypes = [d for d in results.DTYPES if any(r['dtype'] == d
                                                for r in records)]
     sizes = sorted({r['n'] for r in records})
     picks = {1 << 10, 256 << 10, 64 << 20}
+    cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '?')
+    avx512 = has_avx512(cpu)
+    goals.use_machine(avx512)
     g, earlier = goals.all_goals(records, dtypes, sizes)
     noisy = sum(1 for r in records if r.get('supported') and r['noisy'])
-    cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '?')
     parts = [
         '# Performance',
         '',
@@ -74,6 +103,10 @@ def build(merged, command, plot_name):
         f'{quietness(merged["blocks"])}; {noisy} cells noisy (`~`).',
         '',
     ]
+    others = other_runs(doc)
+    if others:
+        parts += ['The same benchmark on another machine: ' +
+                  ', '.join(others) + '.', '']
     loaded = sum(b['loaded'] for b in merged['blocks'])
     if loaded:
         parts += [
@@ -124,7 +157,8 @@ def build(merged, command, plot_name):
               'rows that agree are listed once.', '',
               tables.correctness_table(merged['correctness']), '']
     # Hand-measured limits (bench/kernel_limits), kept across regenerations.
-    with open(os.path.join(HERE, 'limits.md')) as f:
+    limits = 'limits-avx512.md' if avx512 else 'limits.md'
+    with open(os.path.join(HERE, limits)) as f:
         parts += [f.read().strip(), '']
     with open(os.path.join(HERE, 'method.md')) as f:
         parts += [f.read().strip(), '']
@@ -149,7 +183,7 @@ def main():
     doc_dir = os.path.dirname(os.path.abspath(a.doc))
     plot_name = os.path.splitext(os.path.basename(a.doc))[0] + '.png'
     shutil.copyfile(plot_path, os.path.join(doc_dir, plot_name))
-    text, g = build(merged, a.command, plot_name)
+    text, g = build(merged, a.command, plot_name, a.doc)
     merged['goals'] = g
     with open(os.path.join(a.out_dir, 'results.json'), 'w') as f:
         json.dump(merged, f, indent=1)

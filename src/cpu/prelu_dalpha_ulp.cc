@@ -21,6 +21,22 @@ namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// The sum of v's uint64 lanes modulo 2^64. Highway 1.0.3's SumOfLanes of a
+// 512-bit vector is GCC's _mm512_reduce_add_epi64, which adds as signed
+// long long: the wrap-around these sums rely on is undefined there, and
+// UBSan reports it. Halving to 256 bits first keeps every add Highway's.
+template <class DU>
+HWY_INLINE uint64_t SumOfUnits(DU du, hn::Vec<DU> v) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (hn::MaxLanes(DU()) == 8) {
+    const hn::Half<DU> dh;
+    return hn::GetLane(hn::SumOfLanes(
+        dh, hn::Add(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v))));
+  }
+#endif
+  return hn::GetLane(hn::SumOfLanes(du, v));
+}
+
 // The levels' starts C_j = 1.5 * 2^(e_j + 52) and their bits.
 template <int kLevels, class D>
 struct Starts {
@@ -131,7 +147,7 @@ void Run(const void* xp, const void* dyp, size_t n, int lo, int64_t* out,
   }
   Renormalize(c, a0, a1, units);
   for (int j = 0; j < kLevels; ++j) {
-    out[j] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, units[j])));
+    out[j] = static_cast<int64_t>(SumOfUnits(du, units[j]));
   }
   seen.Into(d, stats);
 }
@@ -291,8 +307,8 @@ HWY_INLINE bool RunUnits(D d, const hn::Vec<D>* top, const hn::Vec<D>* bottom,
                          FixedUnits(d, bottom[1], bottom0, &finite));
   const auto t = hn::Add(FixedUnits(d, top[0], top0, &finite),
                          FixedUnits(d, top[1], top0, &finite));
-  units[0] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, b)));
-  units[1] = static_cast<int64_t>(hn::GetLane(hn::SumOfLanes(du, t)));
+  units[0] = static_cast<int64_t>(SumOfUnits(du, b));
+  units[1] = static_cast<int64_t>(SumOfUnits(du, t));
   return hn::AllTrue(d, finite);
 }
 

@@ -65,6 +65,26 @@ WHY_AVX2 = {
 # Where the run's CPU has AVX-512 (Highway's AVX3 kernels), the reasons
 # that differ (bench/report/limits-avx512.md).
 WHY_AVX512 = {
+    'small': 'on this CPU memcpy moves the 4 KiB in ~28 ns; '
+             '`lrelu_small_call` measured the one call at 46 ns (1.61x) '
+             'and lrelu_execute at 37 ns (1.30x): the checks of x and y, '
+             'the MXCSR set and restore (~290 instructions a call, counted '
+             'under callgrind on the AVX2 machine) and the kernel\'s head '
+             'and tail cost ~10-18 ns over a copy that runs at the L1 '
+             'limit',
+    'bf16': 'vector ALU: the exact rounding is ~16 vector operations per '
+            '32 elements on the two 512-bit ports, so the kernel runs at '
+            'its L1 rate (0.090 ns/element at 4 Ki, 16 Ki and 256 Ki '
+            'alike) while the copy is bound by L2 (0.050); the AVX-512 '
+            'BF16 conversion, even without the subnormal fix-up exactness '
+            'needs, is only 7% faster (limits below: 1.81x against 1.69x '
+            'the copy)',
+    'bandwidth': 'this VM\'s memory bandwidth moves between blocks: a rerun '
+                 'of the 64 Mi block alone (lrelu and the copies, 2 '
+                 'threads) gave float32 0.99 (39.2 vs 39.5 GB/s) and '
+                 'float16 0.80 (32.6 vs 40.5 GB/s); float16\'s two-thread '
+                 'stream below the copy\'s on this CPU is not yet '
+                 'explained',
 }
 
 # The reasons of the machine being reported (use_machine).

@@ -100,7 +100,7 @@ class Workers {
       { std::lock_guard<std::mutex> lock(mutex_); }
       wake_.notify_all();
     }
-    RunTasks(job);
+    RunTasks(job, true);
     if (SpinUntil([&] {
           return finished_.load(std::memory_order_acquire) == count;
         })) {
@@ -140,11 +140,18 @@ class Workers {
   }
 
  private:
-  // claim_ holds the job number (upper bits) and the next task index: a
-  // worker claims index i of job j only while the word still says j, so a
-  // late worker can never take a task of a job that has moved on.
-  static constexpr int kIndexBits = 32;
-  static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+  // claim_ holds the job number (upper 24 bits), how many tasks have been
+  // taken from the back (the next 20) and the next task from the front (the
+  // low 20): a worker claims a task of job j only while the word still says
+  // j, so a late worker can never take a task of a job that has moved on.
+  // The caller takes tasks from the front and the workers from the back,
+  // so with two threads each runs the same part of the data call after
+  // call and finds it in its own core's cache (one counter had the threads
+  // swap halves at random: float32, 256 Ki, 2 threads on a Xeon with 2 MiB
+  // L2s took 21-23 us against 15 us).
+  static constexpr int kCountBits = 20;
+  static constexpr int kIndexBits = 2 * kCountBits;
+  static constexpr uint64_t kIndexMask = (uint64_t{1} << kCountBits) - 1;
   static constexpr uint64_t kJobMask = (uint64_t{1} << (64 - kIndexBits)) - 1;
 
   // Creates up to wanted_ workers; stops at the first failure (a process,
@@ -207,23 +214,28 @@ class Workers {
       // Not needed for this job; a stale participants_ (a later job's) is
       // harmless: RunTasks only takes tasks of the job still in claim_.
       if (index >= participants_.load(std::memory_order_relaxed)) continue;
-      RunTasks(seen);
+      RunTasks(seen, false);
     }
   }
 
-  // Claims and runs tasks of `job` until none is left.
-  void RunTasks(uint64_t job) {
+  // Claims and runs tasks of `job` until none is left: from the front
+  // (the caller) or from the back (the workers).
+  void RunTasks(uint64_t job, bool front) {
     for (;;) {
       uint64_t word = claim_.load(std::memory_order_acquire);
       size_t i;
       for (;;) {
-        i = static_cast<size_t>(word & kIndexMask);
-        if ((word >> kIndexBits) != job ||
-            i >= count_.load(std::memory_order_relaxed)) {
+        const size_t next = static_cast<size_t>(word & kIndexMask);
+        const size_t taken_back =
+            static_cast<size_t>((word >> kCountBits) & kIndexMask);
+        const size_t n = count_.load(std::memory_order_relaxed);
+        if ((word >> kIndexBits) != job || next + taken_back >= n) {
           return;
         }
-        if (claim_.compare_exchange_weak(word, word + 1,
-                                         std::memory_order_acq_rel)) {
+        i = front ? next : n - 1 - taken_back;
+        if (claim_.compare_exchange_weak(
+                word, word + (front ? 1 : uint64_t{1} << kCountBits),
+                std::memory_order_acq_rel)) {
           break;
         }
       }

@@ -79,12 +79,18 @@ WHY_AVX512 = {
             'BF16 conversion, even without the subnormal fix-up exactness '
             'needs, is only 7% faster (limits below: 1.81x against 1.69x '
             'the copy)',
-    'bandwidth': 'this VM\'s memory bandwidth moves between blocks: a rerun '
-                 'of the 64 Mi block alone (lrelu and the copies, 2 '
-                 'threads) gave float32 0.99 (39.2 vs 39.5 GB/s) and '
-                 'float16 0.80 (32.6 vs 40.5 GB/s); float16\'s two-thread '
-                 'stream below the copy\'s on this CPU is not yet '
-                 'explained',
+    'bandwidth': 'this VM\'s memory bandwidth moves between blocks and '
+                 'runs: two full runs gave float32 0.71 and 0.91, float16 '
+                 '0.69 and 0.77, bfloat16 0.69 and 0.73; the 64 Mi block '
+                 'alone (lrelu and the copies, 2 threads) gave float32 0.99 '
+                 '(39.2 vs 39.5 GB/s) and float16 0.80 (32.6 vs 40.5 GB/s). '
+                 'The 16-bit two-thread stream below the copy\'s on this CPU '
+                 'is not yet explained',
+    'f16_small': 'at 1 Ki both kernels are bound by the F16C conversions '
+                 '(6.3x the copy in L1, limits below) and lrelu\'s one call '
+                 'adds its checks and MXCSR reads; the two runs of this '
+                 'page gave 0.98 and 1.15 (1 thread), 0.98 and 1.09 (2 '
+                 'threads) of XNNPACK\'s time',
 }
 
 # The reasons of the machine being reported (use_machine).

@@ -3,6 +3,7 @@
 // flags and runs only where the caller checked the CPU.
 #include "loops_avx512.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 namespace lrelu::bench {
@@ -37,11 +38,15 @@ bool HasAvx512() {
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("f16c");
+         __builtin_cpu_supports("avx512dq");
 }
 
+// CPUID leaf 7 subleaf 1, EAX bit 5 (clang 14's __builtin_cpu_supports
+// does not know "avx512bf16").
 bool HasAvx512Bf16() {
-  return HasAvx512() && __builtin_cpu_supports("avx512bf16");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return HasAvx512() && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 &&
+         ((eax >> 5) & 1u) != 0;
 }
 
 LRELU_AVX512 void Copy512(const uint16_t* x, uint16_t* y, size_t n) {
@@ -101,7 +106,7 @@ LRELU_AVX512_BF16 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n,
   // VCVTNE2PS2BF16(hi, lo) puts lo's 16 results below hi's; even output
   // lanes come from lo, odd ones from hi.
   alignas(64) uint16_t order[32];
-  for (int k = 0; k < 16; ++k) {
+  for (size_t k = 0; k < 16; ++k) {
     order[2 * k] = static_cast<uint16_t>(k);
     order[2 * k + 1] = static_cast<uint16_t>(16 + k);
   }

@@ -9,7 +9,8 @@
 
 namespace lrelu::bench {
 
-// AVX-512 F, BW, VL and DQ (Highway's AVX3 target) with F16C.
+// AVX-512 F, BW, VL and DQ (Highway's AVX3 target); F16C is the caller's
+// check (kernel_limits needs it for every row).
 bool HasAvx512();
 // AVX-512 BF16 as well.
 bool HasAvx512Bf16();

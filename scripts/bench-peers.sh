@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks lrelu against the copy limits and its peers (oneDNN, XNNPACK,
 # Eigen, a plain loop; PyTorch, NumPy, ONNX Runtime from Python) and writes
-# docs/performance.md, docs/performance.png and out/bench/*.
+# docs/performance.md (docs/performance-avx512.md on a CPU with AVX-512),
+# its plot and out/bench/*.
 #
 #   scripts/bench-peers.sh [--quick] [--doc FILE] [harness options, e.g. --sizes contract]
 #

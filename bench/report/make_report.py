@@ -71,8 +71,8 @@ def other_runs(doc):
         if os.path.abspath(path) == here:
             continue
         with open(path) as f:
-            m = re.search(r'^Latest run: `[^`]*` on ([^;.]*)[^;]*;(.*?)\. ',
-                          f.read(), re.M)
+            m = re.search(r'^Latest run: `[^`]*` on ([^;.]*).*$', f.read(),
+                          re.M)
         what = m.group(1) if m else '?'
         if m and 'AVX' in m.group(0):
             what += ', ' + ('AVX-512' if has_avx512(m.group(0)) else

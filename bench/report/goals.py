@@ -80,21 +80,26 @@ WHY_AVX512 = {
             'needs, is only 7% faster (limits below: 1.81x against 1.69x '
             'the copy)',
     'bandwidth': 'this VM\'s memory bandwidth moves between blocks and '
-                 'runs: two full runs gave float32 0.71 and 0.91, float16 '
-                 '0.69 and 0.77, bfloat16 0.69 and 0.73; the 64 Mi block '
-                 'alone (lrelu and the copies, 2 threads) gave float32 0.99 '
-                 '(39.2 vs 39.5 GB/s) and float16 0.80 (32.6 vs 40.5 GB/s). '
-                 'The 16-bit two-thread stream below the copy\'s on this CPU '
-                 'is not yet explained',
+                 'runs (the 2-thread non-temporal copy read 30-54 GB/s '
+                 'this session); since the streamed kernels prefetch 2 KiB '
+                 'ahead, float16 reads 0.89-1.0 of the copy and bfloat16 '
+                 '0.86-0.94 in A/B runs of the same call (float32 1.0)',
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',
-    'f16_2T': 'not investigated on this CPU (the AVX2 machine\'s cause, the '
-              'order of the harness\'s variants, is not measured here)',
+    'f16_2T': 'the cell moves between runs (three full runs: 0.93-0.94, '
+              '0.94, 1.17 of XNNPACK\'s time); the 4 Mi two-thread block '
+              'run alone twice gave lrelu 0.41-0.48 of memcpy against '
+              'XNNPACK\'s 0.55-0.56',
+    'bf16_2T': 'the cell moves between runs (three full runs: 0.91, 0.93, '
+               '1.12 of XNNPACK\'s time and 1.22, 1.15, 1.47 of the copy\'s): '
+               'at 4 Mi the output (8 MiB) is below the streaming threshold, '
+               'so the kernel\'s stores read each line first while the '
+               'non-temporal copy\'s do not',
     'f16_small': 'at 1 Ki both kernels are bound by the F16C conversions '
                  '(6.3x the copy in L1, limits below) and lrelu\'s one call '
-                 'adds its checks and MXCSR reads; the two runs of this '
-                 'page gave 0.98 and 1.15 (1 thread), 0.98 and 1.09 (2 '
+                 'adds its checks and MXCSR reads; three full runs gave '
+                 '0.98, 1.15 and 1.12 (1 thread), 0.98, 1.09 and 1.08 (2 '
                  'threads) of XNNPACK\'s time',
 }
 
@@ -292,8 +297,8 @@ def _why_xnnpack(dtype, n, threads):
     """Why a float16/bfloat16 cell misses XNNPACK's float16 time."""
     if dtype == 'f16' and n == 1 << 10:
         return WHY['f16_small']
-    if dtype == 'f16' and threads == 2 and n >= 4 << 20:
-        return WHY['f16_2T']
+    if threads == 2 and n >= 4 << 20 and f'{dtype}_2T' in WHY:
+        return WHY[f'{dtype}_2T']
     why = WHY[dtype]
     if n == 1 << 10:
         why += '; at 1 Ki a call also pays ~15 ns of checks'
@@ -346,7 +351,8 @@ def issue16_goals(records, sizes):
                     f'bf16, n={size_label(n)}, {threads}T: time / SIMD '
                     f"copy's ({best['threads']}T)",
                     f'{v:.2f}{_flag(lr, best)}', '<= 1.30', v <= 1.30,
-                    WHY['bf16']))
+                    WHY['bf16_2T'] if threads == 2 and n >= 4 << 20 and
+                    'bf16_2T' in WHY else WHY['bf16']))
     # Two threads never slower than one, every size; the spread is the
     # quotient of the two cells' interquartile ranges.
     for dtype in ('f32', 'f16', 'bf16'):

@@ -87,7 +87,7 @@ WHY_AVX512 = {
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',
-    'f16_2T': 'the cell moves between runs (three full runs: 0.93-0.94, '
+    'f16_2T': 'the cell moves between runs (three full runs: 0.86, '
               '0.94, 1.17 of XNNPACK\'s time); the 4 Mi two-thread block '
               'run alone twice gave lrelu 0.41-0.48 of memcpy against '
               'XNNPACK\'s 0.55-0.56',

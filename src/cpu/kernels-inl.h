@@ -296,14 +296,17 @@ HWY_INLINE void StoreVector(hn::Vec<StorageTag<R>> y, typename R::T* out) {
 // bfloat16); float32 stayed at 1.0.
 constexpr size_t kPrefetchBytes = 2048;
 
-// Prefetches the cache lines `ahead` of the `count` elements at p + i, when
-// they are still inside [p, p + n).
+// Prefetches, one 64-byte line at a time, the `count` elements that lie
+// kPrefetchBytes past p + i, when they are still inside [p, p + n).
 template <typename T>
 HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t count, size_t n) {
   constexpr size_t kAhead = kPrefetchBytes / sizeof(T);
+  constexpr size_t kLineBytes = 64;
   if (i + kAhead + count > n) return;
   const auto* bytes = reinterpret_cast<const uint8_t*>(p + i + kAhead);
-  for (size_t k = 0; k < count * sizeof(T); k += 64) hwy::Prefetch(bytes + k);
+  for (size_t k = 0; k < count * sizeof(T); k += kLineBytes) {
+    hwy::Prefetch(bytes + k);
+  }
 }
 
 // The contiguous kernel (pointers element-aligned): a head up to the first

@@ -7,9 +7,10 @@
 #   scripts/bench-peers.sh [--quick] [--doc FILE] [harness options, e.g. --sizes contract]
 #
 # --quick: fewer rounds and shorter batches, no retries (a smoke run, < 2 min).
-# --doc FILE: the page to write; by default docs/performance.md on a CPU
-# without AVX-512 and docs/performance-avx512.md on one with it, so a run
-# on either kind of machine keeps the other's page.
+# --doc FILE: the page to write; by default the run's CPU picks it
+# (make_report.py: docs/performance.md without AVX-512,
+# docs/performance-avx512.md with it), so a run on either kind of machine
+# keeps the other's page.
 # Other options go to both harnesses (--sizes, --dtypes, --threads, ...).
 # Peers are installed by bench/setup-peers.sh; missing ones are skipped.
 # Run on a quiet machine: blocks measured under load are retried and flagged.
@@ -21,22 +22,15 @@ mkdir -p "$OUT"
 
 QUICK=()
 ARGS=()
-DOC=
+DOC=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=(--quick) ;;
-    --doc) DOC="$2"; shift ;;
+    --doc) DOC=(--doc "$2"); shift ;;
     *) ARGS+=("$1") ;;
   esac
   shift
 done
-if [ -z "$DOC" ]; then
-  if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then
-    DOC=docs/performance-avx512.md
-  else
-    DOC=docs/performance.md
-  fi
-fi
 if [ ${#QUICK[@]} -gt 0 ] && [[ " ${ARGS[*]} " != *" --sizes "* ]]; then
   # The quick run keeps one size per cache level but stays clear of DRAM
   # sizes, which take most of a full run.
@@ -70,6 +64,6 @@ echo "== report"
 # matplotlib comes from Debian (python3-matplotlib), which the venv also sees.
 COMMAND="scripts/bench-peers.sh${QUICK:+ ${QUICK[*]}}${ARGS:+ ${ARGS[*]}}"
 /usr/bin/python3 bench/report/make_report.py --cpp "$OUT/cpp.json" \
-  --py "$OUT/py.json" --out-dir "$OUT" --doc "$DOC" \
+  --py "$OUT/py.json" --out-dir "$OUT" "${DOC[@]}" \
   --command "$COMMAND"
 echo "== load at the end: $(uptime)"

@@ -75,30 +75,6 @@ LRELU_AVX512 void XnnpackF16x512(const uint16_t* x, uint16_t* y, size_t n,
   }
 }
 
-LRELU_AVX512 void LreluBF16x512(const uint16_t* x, uint16_t* y, size_t n,
-                                float alpha) {
-  const __m512 a = _mm512_set1_ps(alpha);
-  const __m512i high_mask = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-  const __m512i bias = _mm512_set1_epi32(0x7fff);
-  const __m512i one = _mm512_set1_epi32(1);
-  for (size_t i = 0; i < n; i += 32) {
-    const __m512i u = _mm512_load_si512(x + i);
-    const __m512i hi = _mm512_castps_si512(
-        _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(u, high_mask)), a));
-    const __m512i lo = _mm512_castps_si512(
-        _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(u, 16)), a));
-    const __m512i hi_r =
-        _mm512_add_epi32(_mm512_add_epi32(hi, bias),
-                         _mm512_and_si512(_mm512_srli_epi32(hi, 16), one));
-    const __m512i lo_r = _mm512_srli_epi32(
-        _mm512_add_epi32(_mm512_add_epi32(lo, bias),
-                         _mm512_and_si512(_mm512_srli_epi32(lo, 16), one)),
-        16);
-    const __m512i p = _mm512_mask_blend_epi16(0x55555555u, hi_r, lo_r);
-    _mm512_store_si512(y + i, _mm512_mask_blend_epi16(Scaled<-127>(u), u, p));
-  }
-}
-
 LRELU_AVX512_BF16 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n,
                                       float alpha) {
   const __m512 a = _mm512_set1_ps(alpha);

@@ -22,14 +22,13 @@ void ConvertBoth512(const uint16_t* x, uint16_t* y, size_t n);
 // XNNPACK's float16 schedule at 16 lanes: widen from memory, multiply,
 // masked blend by the float sign, narrow to a register, store.
 void XnnpackF16x512(const uint16_t* x, uint16_t* y, size_t n, float alpha);
-// lrelu's bfloat16 rule as its AVX3 kernel runs it: two values per 32-bit
-// lane, widen by mask/shift, multiply, integer round to nearest even,
-// re-pair, blend by the 16-bit sign test.
-void LreluBF16x512(const uint16_t* x, uint16_t* y, size_t n, float alpha);
-// The same with VCVTNE2PS2BF16 doing the rounding (and VPERMW the
-// re-pairing). The instruction treats subnormal inputs as zero, so a
-// product below 2^-126 comes out wrong; the loop only counts such vectors
-// (an exact kernel would redo them), which the inputs here never have.
+// lrelu's bfloat16 rule (two values per 32-bit lane, widened by mask and
+// shift, multiplied, re-paired, blended by the 16-bit sign test; its AVX3
+// kernel is the library row) with VCVTNE2PS2BF16 doing the rounding in
+// place of the integer round to nearest even, and VPERMW the re-pairing. The
+// instruction treats subnormal inputs as zero, so a product below 2^-126 comes
+// out wrong; the loop only counts such vectors (an exact kernel would redo
+// them), which the inputs here never have.
 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n, float alpha);
 
 }  // namespace lrelu::bench

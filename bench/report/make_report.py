@@ -2,7 +2,7 @@
 JSON, docs/performance.md (method, goals, tables, correctness) and the plot.
 
 usage: make_report.py --cpp out/bench/cpp.json --py out/bench/py.json
-                      [--out-dir out/bench] [--doc docs/performance.md]
+                      [--out-dir out/bench] [--doc FILE]
                       [--command 'scripts/bench-peers.sh']
 """
 import argparse
@@ -171,12 +171,19 @@ def main():
     p.add_argument('--cpp', default='out/bench/cpp.json')
     p.add_argument('--py', default='out/bench/py.json')
     p.add_argument('--out-dir', default='out/bench')
-    p.add_argument('--doc', default='docs/performance.md')
+    p.add_argument('--doc', default=None,
+                   help='default: docs/performance.md, or '
+                        'docs/performance-avx512.md for a run on a CPU '
+                        'with AVX-512')
     p.add_argument('--command', default='scripts/bench-peers.sh')
     a = p.parse_args()
     merged = results.merge(results.load([a.cpp, a.py]))
     if not merged['records']:
         raise SystemExit('no results to report')
+    if a.doc is None:
+        cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '')
+        a.doc = ('docs/performance-avx512.md' if has_avx512(cpu) else
+                 'docs/performance.md')
     os.makedirs(a.out_dir, exist_ok=True)
     plot_path = os.path.join(a.out_dir, 'performance.png')
     plot.plot(merged['records'], plot_path)

@@ -24,9 +24,8 @@ using cpu::KernelFn;
 
 enum class Variant { kEmpty, kReference, kContiguous, kStrided };
 
-// Tile edges: one cache line; one page for streamed outputs, so that no two
-// threads write into the same page at the seams.
-constexpr size_t kLineBytes = 64;
+// Tile edges: one cache line (cpu::kLineBytes); one page for streamed
+// outputs, so that no two threads write into the same page at the seams.
 constexpr size_t kPageBytes = 4096;
 
 // Nothing here depends on the data pointers (lrelu_executor_bind may change
@@ -188,7 +187,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
   // Tile edges: pages when the output may be streamed (decided per call from
   // its address), cache lines otherwise. Powers of two: no division.
   state.block =
-      (stream ? kPageBytes : kLineBytes) >> __builtin_ctzll(p.elem_size);
+      (stream ? kPageBytes : cpu::kLineBytes) >> __builtin_ctzll(p.elem_size);
   const int dtype = cpu::DTypeIndex(p.dtype);
   const bool finite = p.dtype == LRELU_DTYPE_FLOAT64
                           ? IsFiniteNonZero(p.alpha)

@@ -301,7 +301,6 @@ constexpr size_t kPrefetchBytes = 2048;
 template <typename T>
 HWY_INLINE void PrefetchAhead(const T* p, size_t i, size_t count, size_t n) {
   constexpr size_t kAhead = kPrefetchBytes / sizeof(T);
-  constexpr size_t kLineBytes = 64;
   if (i + kAhead + count > n) return;
   const auto* bytes = reinterpret_cast<const uint8_t*>(p + i + kAhead);
   for (size_t k = 0; k < count * sizeof(T); k += kLineBytes) {

@@ -46,6 +46,10 @@ constexpr int kNumDTypes = 4;
 // runs on this noisy VM).
 constexpr size_t kStreamBytes = size_t{8} << 20;
 
+// The cache line: tile edges (backend.cc) and the streamed kernels'
+// prefetch step (kernels-inl.h).
+constexpr size_t kLineBytes = 64;
+
 // The kernels of one target, [dtype][stream][finite_alpha]: stream = 1
 // writes out with non-temporal stores (for outputs far larger than the
 // caches); finite_alpha = 1 may only be used when alpha (as float32 for the

@@ -81,7 +81,7 @@ class Workers {
     const size_t limit = threads < count ? threads : count;
     const size_t helpers = limit > 1 ? limit - 1 : 0;
     const size_t used = helpers < threads_.size() ? helpers : threads_.size();
-    if (used == 0 || count > kIndexMask) {
+    if (used == 0 || count > kCountMask) {
       for (size_t i = 0; i < count; ++i) task(context, i);
       return;
     }
@@ -91,7 +91,7 @@ class Workers {
     count_.store(count, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     participants_.store(used, std::memory_order_relaxed);
-    claim_.store(job << kIndexBits, std::memory_order_release);
+    claim_.store(job << kJobShift, std::memory_order_release);
     // Spinning workers see the new job_ without any lock; only sleeping ones
     // need the mutex and a wake-up (seq_cst pairs with their sleepers_
     // increment: either they see the job or this sees them).
@@ -150,9 +150,9 @@ class Workers {
   // swap halves at random: float32, 256 Ki, 2 threads on a Xeon with 2 MiB
   // L2s took 21-23 us against 15 us).
   static constexpr int kCountBits = 20;
-  static constexpr int kIndexBits = 2 * kCountBits;
-  static constexpr uint64_t kIndexMask = (uint64_t{1} << kCountBits) - 1;
-  static constexpr uint64_t kJobMask = (uint64_t{1} << (64 - kIndexBits)) - 1;
+  static constexpr int kJobShift = 2 * kCountBits;
+  static constexpr uint64_t kCountMask = (uint64_t{1} << kCountBits) - 1;
+  static constexpr uint64_t kJobMask = (uint64_t{1} << (64 - kJobShift)) - 1;
 
   // Creates up to wanted_ workers; stops at the first failure (a process,
   // pid or memory limit) and keeps those that exist.
@@ -225,11 +225,11 @@ class Workers {
       uint64_t word = claim_.load(std::memory_order_acquire);
       size_t i;
       for (;;) {
-        const size_t next = static_cast<size_t>(word & kIndexMask);
+        const size_t next = static_cast<size_t>(word & kCountMask);
         const size_t taken_back =
-            static_cast<size_t>((word >> kCountBits) & kIndexMask);
+            static_cast<size_t>((word >> kCountBits) & kCountMask);
         const size_t n = count_.load(std::memory_order_relaxed);
-        if ((word >> kIndexBits) != job || next + taken_back >= n) {
+        if ((word >> kJobShift) != job || next + taken_back >= n) {
           return;
         }
         i = front ? next : n - 1 - taken_back;

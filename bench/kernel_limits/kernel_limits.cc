@@ -306,12 +306,13 @@ int main(int argc, char** argv) {
       {"f32 schedule (mul, maxps: alpha in (0, 1])",
        NsPerElement([&] { MaxF32(xf.get(), yf.get(), n, alpha); }, n, passes),
        &copy32});
-  rows.push_back({"lrelu f32 kernel (library table)",
-                  NsPerElement([&] { f32_kernel(f32); }, n, passes), &copy32});
+  const Timing f32_library = NsPerElement([&] { f32_kernel(f32); }, n, passes);
+  rows.push_back({"lrelu f32 kernel (library table)", f32_library, &copy32});
   // At 64 bytes per vector, where the CPU has AVX-512: the library's
   // kernels above are then Highway's AVX3 ones, and are compared here with
   // the 64-byte copy too.
   Timing copy512{};
+  Timing copy512_f32{};
   if (lrelu::bench::HasAvx512()) {
     namespace b = lrelu::bench;
     copy512 = NsPerElement([&] { b::Copy512(x.get(), y.get(), n); }, n, passes);
@@ -337,6 +338,18 @@ int main(int argc, char** argv) {
     }
     rows.push_back(
         {"zmm: lrelu bf16 kernel (library table)", bf16_library, &copy512});
+    // float32 against a copy of its own bytes (4 per element).
+    copy512_f32 =
+        NsPerElement([&] { b::CopyF32x512(xf.get(), yf.get(), n); }, n, passes);
+    rows.push_back(
+        {"zmm: f32 copy (64-byte loads/stores)", copy512_f32, &copy512_f32});
+    rows.push_back(
+        {"zmm: f32 schedule (mul, maxps: alpha in (0, 1])",
+         NsPerElement([&] { b::MaxF32x512(xf.get(), yf.get(), n, alpha); }, n,
+                      passes),
+         &copy512_f32});
+    rows.push_back(
+        {"zmm: lrelu f32 kernel (library table)", f32_library, &copy512_f32});
   }
   std::printf("%zu elements, %d passes x 201 samples; target %s; %s inputs\n",
               n, passes, cpu::RunnableTargets().front().name,

@@ -75,6 +75,20 @@ LRELU_AVX512 void XnnpackF16x512(const uint16_t* x, uint16_t* y, size_t n,
   }
 }
 
+LRELU_AVX512 void CopyF32x512(const float* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; i += 16) {
+    _mm512_store_ps(y + i, _mm512_load_ps(x + i));
+  }
+}
+
+LRELU_AVX512 void MaxF32x512(const float* x, float* y, size_t n, float alpha) {
+  const __m512 a = _mm512_set1_ps(alpha);
+  for (size_t i = 0; i < n; i += 16) {
+    const __m512 v = _mm512_load_ps(x + i);
+    _mm512_store_ps(y + i, _mm512_max_ps(_mm512_mul_ps(v, a), v));
+  }
+}
+
 LRELU_AVX512_BF16 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n,
                                       float alpha) {
   const __m512 a = _mm512_set1_ps(alpha);

@@ -22,6 +22,11 @@ void ConvertBoth512(const uint16_t* x, uint16_t* y, size_t n);
 // XNNPACK's float16 schedule at 16 lanes: widen from memory, multiply,
 // masked blend by the float sign, narrow to a register, store.
 void XnnpackF16x512(const uint16_t* x, uint16_t* y, size_t n, float alpha);
+// float32 at 16 lanes (n: float32 elements, a multiple of 16): 64-byte
+// loads and stores, and the forward rule for alpha in (0, 1] as
+// max(alpha * x, x), one multiply and one max a vector.
+void CopyF32x512(const float* x, float* y, size_t n);
+void MaxF32x512(const float* x, float* y, size_t n, float alpha);
 // lrelu's bfloat16 rule (two values per 32-bit lane, widened by mask and
 // shift, multiplied, re-paired, blended by the 16-bit sign test; its AVX3
 // kernel is the library row) with VCVTNE2PS2BF16 doing the rounding in

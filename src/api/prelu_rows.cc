@@ -9,6 +9,7 @@
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
 #include "cpu/prelu_rows.h"
+#include "cpu/stream_bytes.h"
 #include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
 #include "reference/exact_sum.h"
@@ -393,7 +394,7 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   // Non-temporal stores for large outputs that are not an input (in place,
   // the lines are read anyway).
   const bool stream = static_cast<size_t>(p.n) * lrelu_dtype_size(p.dtype) >=
-                          cpu::kStreamBytes &&
+                          cpu::StreamBytes() &&
                       p.out != p.x && p.out != p.v;
   const int d = cpu::DTypeIndex(p.dtype);
   const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target);

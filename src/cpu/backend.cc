@@ -10,6 +10,7 @@
 #include "core/float32.h"
 #include "cpu/float_env.h"
 #include "cpu/kernels.h"
+#include "cpu/stream_bytes.h"
 #include "cpu/strided.h"
 #include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
@@ -179,7 +180,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
         cpu::ChooseTasks(out_bytes * operands, max_tasks, min_task_bytes);
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
-                      out_bytes >= cpu::kStreamBytes * plan->tasks;
+                      out_bytes >= cpu::StreamBytes() * plan->tasks;
   if (plan->tasks > 1) {
     state.pieces =
         cpu::ChoosePieces(out_bytes * operands, plan->tasks, min_task_bytes);
@@ -279,7 +280,7 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 
 // What CpuPlan and CpuExecute do for a dense run of one task (its bytes
 // below two tasks' minimum, so ChooseTasks gives 1 for any thread count;
-// below kStreamBytes, so regular stores), without the plan.
+// below cpu::StreamBytes(), so regular stores), without the plan.
 bool CpuRunUnplanned(const DenseRun& run) {
   constexpr int64_t kMaxElements = int64_t{1} << 20;  // no overflow below
   if (run.n <= 0 || run.n >= kMaxElements) return false;
@@ -287,7 +288,7 @@ bool CpuRunUnplanned(const DenseRun& run) {
   const size_t operands = run.op == Op::kForward ? 2 : 3;
   const auto n = static_cast<size_t>(run.n);
   if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype) ||
-      n * elem >= cpu::kStreamBytes) {
+      n * elem >= cpu::StreamBytes()) {
     return false;
   }
   cpu::DefaultFloatEnv env;

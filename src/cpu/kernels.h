@@ -36,16 +36,6 @@ inline int DTypeIndex(lrelu_dtype_t dtype) {
 }
 constexpr int kNumDTypes = 4;
 
-// Outputs at least this large go around the caches (non-temporal stores):
-// they would not stay cached anyway, and skipping the read-for-ownership
-// saves a third of the memory traffic. LeakyReLU's and PReLU's kernels;
-// LeakyReLU's per task (CpuPlan): a call on two threads streams from twice
-// this, as its inputs and output then still fit the last-level cache the
-// cores share (32 MiB here; 4 Mi elements of float16 on 2 threads took
-// 300 µs with regular stores against 350-440 µs streamed, in separate
-// runs on this noisy VM).
-constexpr size_t kStreamBytes = size_t{8} << 20;
-
 // The cache line: tile edges (backend.cc) and the streamed kernels'
 // prefetch step (kernels-inl.h).
 constexpr size_t kLineBytes = 64;

@@ -65,13 +65,14 @@ WHY_AVX2 = {
 # Where the run's CPU has AVX-512 (Highway's AVX3 kernels), the reasons
 # that differ (bench/report/limits-avx512.md).
 WHY_AVX512 = {
-    'small': 'on this CPU memcpy moves the 4 KiB in ~28 ns; '
-             '`lrelu_small_call` measured the one call at 46 ns (1.61x) '
-             'and lrelu_execute at 37 ns (1.30x): the checks of x and y, '
-             'the MXCSR set and restore (~290 instructions a call, counted '
-             'under callgrind on the AVX2 machine) and the kernel\'s head '
-             'and tail cost ~10-18 ns over a copy that runs at the L1 '
-             'limit',
+    'small': 'the kernel alone takes the budget: at 1 Ki its 64 '
+             'vectors take 28-29 ns, 1.15-1.21x a 64-byte copy loop of the '
+             'same bytes (two vector operations per 64 bytes against none; '
+             'limits below) and about glibc memcpy\'s 26-28 ns, so the '
+             'planned call\'s 10% leaves under 3 ns for the call itself; '
+             'on 16 elements lrelu_execute costs 13 ns and the one call '
+             '22 ns (options, checks of x and y, the MXCSR check; '
+             '`lrelu_small_call --n 16`)',
     'bf16': 'vector ALU: the exact rounding is ~16 vector operations per '
             '32 elements on the two 512-bit ports, so the kernel runs at '
             'its L1 rate (0.090 ns/element at 4 Ki, 16 Ki and 256 Ki '

@@ -11,6 +11,10 @@
  * and the spread (min..max over rounds) are printed, and "best": the
  * fastest round's time over memcpy's fastest.
  *
+ * --invalid-flag raises the SSE invalid-operation flag (MXCSR's IE) before
+ * timing, as any earlier invalid operation in the thread leaves it: the
+ * float16 kernel must not pay for it.
+ *
  * --only MODE --calls K runs K calls of one mode and nothing else, for
  * `valgrind --tool=callgrind`: two runs with different K give the
  * instructions per call as (Ir2 - Ir1) / (K2 - K1). */
@@ -19,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "lrelu/lrelu.h"
 
@@ -113,6 +120,7 @@ int main(int argc, char** argv) {
   size_t n = 1024;
   int rounds = 31, only = -1, threads = 1;
   long calls = 0;
+  int invalid_flag = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
       n = (size_t)strtoull(argv[++i], NULL, 10);
@@ -125,16 +133,24 @@ int main(int argc, char** argv) {
       for (int m = 0; m < kModes; ++m) {
         if (strcmp(argv[i], kModeNames[m]) == 0) only = m;
       }
+    } else if (strcmp(argv[i], "--invalid-flag") == 0) {
+      invalid_flag = 1;
     } else if (strcmp(argv[i], "--calls") == 0 && i + 1 < argc) {
       calls = atol(argv[++i]);
     } else {
-      fprintf(stderr,
-              "usage: small_call [--n N] [--threads T] [--rounds R] "
-              "[--only memcpy|one-shot|execute|bind --calls K]\n");
+      fprintf(
+          stderr,
+          "usage: small_call [--n N] [--threads T] [--rounds R] "
+          "[--invalid-flag] [--only memcpy|one-shot|execute|bind --calls K]\n");
       return 2;
     }
   }
   if (rounds < 1 || rounds > 1001 || n == 0 || threads < 1) return 2;
+#if defined(__x86_64__) || defined(__i386__)
+  if (invalid_flag) _mm_setcsr(_mm_getcsr() | 1u);
+#else
+  (void)invalid_flag;
+#endif
   if (only >= 0) {
     Bench b;
     Setup(&b, LRELU_DTYPE_FLOAT32, n, threads);
@@ -145,9 +161,9 @@ int main(int argc, char** argv) {
   const lrelu_dtype_t dtypes[] = {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16,
                                   LRELU_DTYPE_BFLOAT16};
   printf(
-      "n=%zu, %d thread(s), time per call and ratio to a 1-thread memcpy of "
-      "the same bytes\n(median of %d rounds, spread min..max)\n",
-      n, threads, rounds);
+      "n=%zu, %d thread(s)%s, time per call and ratio to a 1-thread memcpy "
+      "of the same bytes\n(median of %d rounds, spread min..max)\n",
+      n, threads, invalid_flag ? ", invalid flag raised" : "", rounds);
   printf("%-9s %-9s %9s %7s %15s %7s\n", "dtype", "call", "ns/call", "ratio",
          "spread", "best");
   for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); ++d) {

@@ -29,7 +29,10 @@ WHY_AVX2 = {
                  'below); the one-shot call adds its checks and three MXCSR '
                  'reads (the environment, the invalid flag before and '
                  'after), ~15 ns of a ~130 ns call; lrelu_execute, without '
-                 'the checks, is 0.88-0.96 of XNNPACK\'s time',
+                 'the checks, is 0.88-0.96 of XNNPACK\'s time (measured '
+                 'while the round trip still cleared and re-raised an '
+                 'invalid flag the caller left raised, which cost ~100 ns a '
+                 'call on the AVX-512 Xeon; not measured here since)',
     'f16_2T': 'the order of the harness: the first two-thread lrelu variant '
               'of each round reads 1.2-1.5x the next ones (with the '
               'variants\' order swapped, lrelu_execute reads 0.60-0.75 of '
@@ -89,19 +92,23 @@ WHY_AVX512 = {
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',
     'f16_2T': 'the cell moves between runs (three full runs: 0.86, '
-              '0.94, 1.17 of XNNPACK\'s time); the 4 Mi two-thread block '
-              'run alone twice gave lrelu 0.41-0.48 of memcpy against '
-              'XNNPACK\'s 0.55-0.56',
+              '0.94, 1.17 of XNNPACK\'s time, then 0.82 once the output '
+              'streamed from the L2\'s size per task, cpu/stream_bytes.h); '
+              'in interleaved runs of the block the stream took lrelu from '
+              '0.55-0.64 to 0.40-0.58 of memcpy against XNNPACK\'s '
+              '0.55-0.60',
     'bf16_2T': 'the cell moves between runs (three full runs: 0.91, 0.93, '
-               '1.12 of XNNPACK\'s time and 1.22, 1.15, 1.47 of the copy\'s): '
-               'at 4 Mi the output (8 MiB) is below the streaming threshold, '
-               'so the kernel\'s stores read each line first while the '
-               'non-temporal copy\'s do not',
+               '1.12 of XNNPACK\'s time and 1.22, 1.15, 1.47 of the copy\'s '
+               'while the 8 MiB output was below the streaming threshold, '
+               'then 0.89 and 0.87 once it streamed from the L2\'s size per '
+               'task, cpu/stream_bytes.h)',
     'f16_small': 'at 1 Ki both kernels are bound by the F16C conversions '
                  '(6.3x the copy in L1, limits below) and lrelu\'s one call '
-                 'adds its checks and MXCSR reads; three full runs gave '
-                 '0.98, 1.15 and 1.12 (1 thread), 0.98, 1.09 and 1.08 (2 '
-                 'threads) of XNNPACK\'s time',
+                 'adds its checks; until the round trip stopped clearing '
+                 'and re-raising an invalid flag the caller left raised (as '
+                 'the harness\'s correctness pass does), three full runs '
+                 'gave 0.98-1.15 of XNNPACK\'s time, since 0.58-0.67 in '
+                 'runs of this block',
 }
 
 # The reasons of the machine being reported (use_machine).

@@ -412,7 +412,7 @@ inline bool RoundTripRaisesInvalid() {
 // thread leaves it so), the round trip could not tell, and clearing and
 // raising it again around the call cost ~100 ns on a Xeon (two LDMXCSR
 // next to the conversions; 16 elements took 140 ns instead of 13): the
-// exact kernel does the task then, ~4% slower than the round trip there.
+// exact kernel does the task then, within 4% of the round trip there.
 // In place, and elsewhere, the exact kernel only. The flag stays as the
 // caller left it, or raised by signalling NaNs in x.
 template <bool kStream>

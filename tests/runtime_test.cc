@@ -168,9 +168,10 @@ TEST(Tiling, StreamThresholdFollowsTheCacheThatKeepsOutputs) {
   constexpr size_t kMiB = size_t{1} << 20;
   EXPECT_EQ(cpu::StreamBytesFor({false, 2 * kMiB}), 8 * kMiB);
   EXPECT_EQ(cpu::StreamBytesFor({true, 2 * kMiB}), 2 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({true, 1280 * 1024}), size_t{1280} * 1024);
+  EXPECT_EQ(cpu::StreamBytesFor({true, size_t{1280} << 10}),
+            size_t{1280} << 10);
   EXPECT_EQ(cpu::StreamBytesFor({true, 0}), 8 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({true, 256 * 1024}), kMiB / 2);
+  EXPECT_EQ(cpu::StreamBytesFor({true, size_t{256} << 10}), kMiB / 2);
   EXPECT_EQ(cpu::StreamBytesFor({true, 32 * kMiB}), 8 * kMiB);
   const cpu::CacheFacts here = cpu::ThisCpu();
   EXPECT_EQ(cpu::StreamBytes(), cpu::StreamBytesFor(here));

@@ -280,17 +280,18 @@ lrelu_status_t CpuExecute(const Plan& plan, void*, size_t,
 
 // What CpuPlan and CpuExecute do for a dense run of one task (its bytes
 // below two tasks' minimum, so ChooseTasks gives 1 for any thread count;
-// below cpu::StreamBytes(), so regular stores), without the plan.
+// its output then below one task's minimum, so below any streaming
+// threshold: regular stores), without the plan.
 bool CpuRunUnplanned(const DenseRun& run) {
   constexpr int64_t kMaxElements = int64_t{1} << 20;  // no overflow below
   if (run.n <= 0 || run.n >= kMaxElements) return false;
   const size_t elem = ElemSize(run.dtype);
   const size_t operands = run.op == Op::kForward ? 2 : 3;
   const auto n = static_cast<size_t>(run.n);
-  if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype) ||
-      n * elem >= cpu::StreamBytes()) {
-    return false;
-  }
+  static_assert(cpu::MinTaskBytes(LRELU_DTYPE_FLOAT32) <=
+                    cpu::kMinStreamBytes &&
+                cpu::MinTaskBytes(LRELU_DTYPE_FLOAT64) <= cpu::kMinStreamBytes);
+  if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype)) return false;
   cpu::DefaultFloatEnv env;
 #if defined(__x86_64__)
   // SSE rounds to nearest without flushing now, whatever the caller set:

@@ -30,11 +30,15 @@ struct CacheFacts {
   size_t l2_bytes = 0;        // one core's L2 (0: unknown)
 };
 
-// The facts of the CPU this runs on (CPUID; none off x86).
+// The facts of the CPU this runs on (the compiler's CPU checks and
+// glibc's cache sizes; none where they are missing).
 CacheFacts ThisCpu();
 
+// The least StreamBytesFor() gives: calls below it never stream.
+constexpr size_t kMinStreamBytes = size_t{512} << 10;
+
 // Output bytes per task from which a call streams, for a CPU with `facts`:
-// the L2's size (between 512 KiB and 8 MiB) on Intel CPUs with AVX-512,
+// the L2's size (between kMinStreamBytes and 8 MiB) on Intel CPUs with AVX-512,
 // 8 MiB elsewhere.
 size_t StreamBytesFor(const CacheFacts& facts);
 

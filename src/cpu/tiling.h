@@ -30,7 +30,7 @@ size_t ChooseTasks(size_t bytes, size_t max_tasks, size_t min_task_bytes);
 // it saves. float16/bfloat16 kernels take about twice the time per byte of
 // float32 in cache (docs/performance.md, 256 Ki, 1 thread: 2.05 and 1.86 vs
 // 0.96 the copy), so their tasks pay off at half the bytes.
-inline size_t MinTaskBytes(lrelu_dtype_t dtype) {
+constexpr size_t MinTaskBytes(lrelu_dtype_t dtype) {
   constexpr size_t kBase = size_t{256} << 10;
   return dtype == LRELU_DTYPE_FLOAT16 || dtype == LRELU_DTYPE_BFLOAT16
              ? kBase / 2

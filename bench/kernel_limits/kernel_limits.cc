@@ -331,6 +331,11 @@ int main(int argc, char** argv) {
         {"zmm: lrelu f16 kernel (library table)", f16_library, &copy512});
     if (b::HasAvx512Bf16()) {
       rows.push_back(
+          {"zmm: vcvtne2ps2bf16 only (one per 32 elements)",
+           NsPerElement([&] { b::ConvertBF16x512(x.get(), y.get(), n); }, n,
+                        passes),
+           &copy512});
+      rows.push_back(
           {"zmm: AVX512-BF16 schedule (vcvtne2ps2bf16, vpermw; not exact)",
            NsPerElement([&] { b::NativeBF16x512(x.get(), y.get(), n, alpha); },
                         n, passes),

@@ -118,4 +118,13 @@ LRELU_AVX512_BF16 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n,
   if (subnormal != 0) y[0] ^= 1;
 }
 
+LRELU_AVX512_BF16 void ConvertBF16x512(const uint16_t* x, uint16_t* y,
+                                       size_t n) {
+  for (size_t i = 0; i < n; i += 32) {
+    const __m512 f = _mm512_load_ps(x + i);
+    _mm512_store_si512(y + i,
+                       reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(f, f)));
+  }
+}
+
 }  // namespace lrelu::bench

@@ -35,6 +35,10 @@ void MaxF32x512(const float* x, float* y, size_t n, float alpha);
 // out wrong; the loop only counts such vectors (an exact kernel would redo
 // them), which the inputs here never have.
 void NativeBF16x512(const uint16_t* x, uint16_t* y, size_t n, float alpha);
+// VCVTNE2PS2BF16 alone: each 64 bytes of x read as one float32 vector,
+// narrowed twice over into one vector of bfloat16 and stored: one
+// instruction per 32 elements, as an exact schedule would need.
+void ConvertBF16x512(const uint16_t* x, uint16_t* y, size_t n);
 
 }  // namespace lrelu::bench
 

@@ -12,7 +12,7 @@
 #include "cpu/stream_bytes.h"
 #include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
-#include "reference/exact_sum.h"
+#include "reference/dtype_traits.h"
 #include "reference/reference.h"
 
 namespace lrelu::prelu_impl {
@@ -32,8 +32,7 @@ struct RowJob {
 
 // One alpha element as a double (exact), without the generic decoder for
 // the common dtypes.
-inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
-                         const char* p) {
+inline double AlphaValue(lrelu_dtype_t dtype, const char* p) {
   if (dtype == LRELU_DTYPE_FLOAT32) {
     float a;
     std::memcpy(&a, p, 4);
@@ -44,7 +43,20 @@ inline double AlphaValue(lrelu_dtype_t dtype, const reference::Format& f,
     std::memcpy(&a, p, 8);
     return a;
   }
-  return reference::ToDouble(f, LoadBits(p, 2));
+  // The 16-bit alphas widen on their bits: NCHW with 512 channels spent a
+  // third of a 64 Ki-element call decoding them through ToDouble.
+  uint16_t bits;
+  std::memcpy(&bits, p, sizeof(bits));
+  return dtype == LRELU_DTYPE_BFLOAT16 ? reference::BFloat16ToFloat(bits)
+                                       : reference::HalfToFloat(bits);
+}
+
+// alpha rounded to float32 once, as LeakyReLU does; a NaN as the default
+// quiet NaN, whose lower 16 bits are clear (cpu/prelu_rows.h: a float64
+// alpha's payload could set them). A product's NaN may be any NaN.
+inline float AlphaFloat32(double a) {
+  return a == a ? static_cast<float>(a)
+                : std::numeric_limits<float>::quiet_NaN();
 }
 
 // Stack room for one row of alphas (longer rows take the heap), and for the
@@ -87,7 +99,6 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
   const size_t elem = lrelu_dtype_size(p.dtype);
   const auto e = static_cast<int64_t>(elem);
   const size_t alpha_elem = lrelu_dtype_size(p.alpha_dtype);
-  const reference::Format af = reference::FormatOf(p.alpha_dtype);
   const bool wide = p.dtype == LRELU_DTYPE_FLOAT64;
   const bool per_element = l.as[last] != 0;
   // Consecutive rows contiguous in x, v and out, with the same alpha row.
@@ -171,12 +182,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         std::memcpy(t32, ap, distinct * sizeof(float));  // already float32
       } else {
         for (size_t i = 0; i < distinct; ++i) {
-          const double a =
-              AlphaValue(p.alpha_dtype, af,
-                         ap + static_cast<int64_t>(i) * as *
-                                  static_cast<int64_t>(alpha_elem));
+          const double a = AlphaValue(
+              p.alpha_dtype, ap + static_cast<int64_t>(i) * as *
+                                      static_cast<int64_t>(alpha_elem));
           if (wide) t64[i] = a;
-          t32[i] = static_cast<float>(a);  // rounded once, as LeakyReLU does
+          t32[i] = AlphaFloat32(a);
         }
       }
       // Narrow dtypes compute with t32: t64 is filled from it only for the
@@ -256,12 +266,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         // The same alphas as the last call's (the next image of a batch):
         // already in the buffers.
         for (int64_t j = 0; j < loads; ++j) {
-          const double a =
-              AlphaValue(p.alpha_dtype, af,
-                         p.alpha + (ao + j * l.as[last - 1]) *
-                                       static_cast<int64_t>(alpha_elem));
+          const double a = AlphaValue(
+              p.alpha_dtype, p.alpha + (ao + j * l.as[last - 1]) *
+                                           static_cast<int64_t>(alpha_elem));
           plane_a64[static_cast<size_t>(j)] = a;
-          plane_a32[static_cast<size_t>(j)] = static_cast<float>(a);  // once
+          plane_a32[static_cast<size_t>(j)] = AlphaFloat32(a);
         }
         plane_ao = ao;
         plane_k = loads;

@@ -21,6 +21,7 @@
 #include <xmmintrin.h>  // _mm_getcsr: the invalid flag
 #endif
 
+#include "cpu/bfloat16_words-inl.h"
 #include "cpu/convert-inl.h"
 #include "cpu/kernels.h"
 #include "cpu/opaque-inl.h"
@@ -205,48 +206,16 @@ struct RuleBFloat16 {
                                      float alpha32, double alpha) {
     const auto negative = Scaled16<-128, kForwardPositive>(d, s);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // Full vectors on AVX-512: both products rounded in 16-bit lanes, 13
+    // operations per 32 values against Products' 16.
     if constexpr (kFiniteAlpha &&
                   std::is_same<D, hn::ScalableTag<uint16_t>>::value) {
-      return hn::Vec<D>{
-          RoundInWords(v.raw, negative.raw, _mm512_set1_ps(alpha32))};
+      const __m512 a = _mm512_set1_ps(alpha32);
+      return hn::Vec<D>{BFloat16ScaledInWords(v.raw, negative.raw, a, a)};
     }
 #endif
     return hn::IfThenElse(negative, Products(d, v, alpha32, alpha), v);
   }
-
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // AVX-512 with alpha finite and nonzero (products never NaN): the two
-  // products of each u32 lane are rounded in 16-bit lanes, 13 vector
-  // operations per 32 values against RoundHigh's 16 (twice four, the
-  // re-pairing, the blend). `high` holds each product's upper half (its
-  // truncation to bfloat16) in the value's own lane, `low` its lower half;
-  // to nearest even adds one to `high` where low > 0x8000, or low == 0x8000
-  // and `high` is odd: where (low | (high & 1)) > 0x8000 as unsigned. The
-  // carry of a finite `high` reaches at most inf's pattern (overflow, as
-  // RoundHigh gives). Lanes outside `negative` keep v's bits.
-  static HWY_INLINE __m512i RoundInWords(__m512i v, __mmask32 negative,
-                                         __m512 a) {
-    const __m512i upper = _mm512_castps_si512(
-        _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(
-                          v, _mm512_set1_epi32(static_cast<int>(0xffff0000u)))),
-                      a));
-    const __m512i lower = _mm512_castps_si512(
-        _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(v, 16)), a));
-    constexpr __mmask32 kOdd = 0xaaaaaaaau;  // upper values' 16-bit lanes
-    const __m512i high =
-        _mm512_mask_blend_epi16(kOdd, _mm512_srli_epi32(lower, 16), upper);
-    const __m512i low =
-        _mm512_mask_blend_epi16(kOdd, lower, _mm512_slli_epi32(upper, 16));
-    const __m512i one = _mm512_set1_epi16(1);
-    // The dropped half with the kept half's parity in its last bit (0xf8:
-    // A | (B & C)).
-    const __m512i dropped = _mm512_ternarylogic_epi32(low, high, one, 0xf8);
-    const __mmask32 up = _mm512_mask_cmpgt_epu16_mask(
-        negative, dropped, _mm512_set1_epi16(static_cast<int16_t>(0x8000)));
-    const __m512i y = _mm512_mask_blend_epi16(negative, v, high);
-    return _mm512_mask_add_epi16(y, up, y, one);
-  }
-#endif
 
   // alpha * v rounded to bfloat16, for every lane.
   template <class D, std::enable_if_t<

@@ -8,6 +8,7 @@
 #define HWY_TARGET_INCLUDE "cpu/prelu_rows.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must come after foreach_target.h.
+#include "cpu/bfloat16_words-inl.h"
 #include "cpu/convert-inl.h"
 #include "cpu/opaque-inl.h"
 #include "hwy/cache_control.h"
@@ -121,6 +122,83 @@ HWY_INLINE void Step4(DF df, const typename R::T* v, const typename R::T* s,
   }
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// bfloat16 on AVX-512: 64 elements as two full vectors through LeakyReLU's
+// schedule (cpu/bfloat16_words-inl.h), the even elements' alphas in
+// alpha_even[k] and the odd ones' in alpha_odd[k] for vector k. In cache
+// F16<false>'s per-lane widening, rounding and narrowing (16 lanes a step)
+// took 3-5x LeakyReLU's time.
+template <bool kForward, bool kStream>
+HWY_INLINE void Words4(const uint16_t* v, const uint16_t* s, uint16_t* out,
+                       const __m512 (&alpha_even)[2],
+                       const __m512 (&alpha_odd)[2]) {
+  const __m512i minus_one = _mm512_set1_epi16(-1);
+  const __m512i limit = _mm512_set1_epi16(-128);
+  const __m512i v0 = _mm512_loadu_si512(v);
+  const __m512i v1 = _mm512_loadu_si512(v + 32);
+  const __m512i s0 = kForward ? v0 : _mm512_loadu_si512(s);
+  const __m512i s1 = kForward ? v1 : _mm512_loadu_si512(s + 32);
+  // F16<false>'s test: bits - 1, as int16, below -128 (negative finite
+  // values and -inf; not -0).
+  const __mmask32 n0 =
+      _mm512_cmplt_epi16_mask(_mm512_add_epi16(s0, minus_one), limit);
+  const __mmask32 n1 =
+      _mm512_cmplt_epi16_mask(_mm512_add_epi16(s1, minus_one), limit);
+  const __m512i y0 = BFloat16ScaledInWords(v0, n0, alpha_even[0], alpha_odd[0]);
+  const __m512i y1 = BFloat16ScaledInWords(v1, n1, alpha_even[1], alpha_odd[1]);
+  if (kStream && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out), y0);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + 32), y1);
+  } else {
+    _mm512_storeu_si512(out, y0);
+    _mm512_storeu_si512(out + 32, y1);
+  }
+}
+#endif
+
+// Whether R's four vectors go through Words4.
+template <class R>
+constexpr bool kWords = (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) &&
+                        std::is_same<R, F16<false>>::value;
+
+// Step4 with per-lane alphas (NHWC rows, and seams of NCHW planes).
+template <class R, bool kForward, bool kStream, class DF>
+HWY_INLINE void Step4Any(DF df, const typename R::T* v, const typename R::T* s,
+                         typename R::T* out, hn::Vec<DF> a0, hn::Vec<DF> a1,
+                         hn::Vec<DF> a2, hn::Vec<DF> a3) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kWords<R>) {
+    // Element 2k's alpha and element 2k + 1's, for k in 0..15 of each
+    // 32-element vector.
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14,
+                                          12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512 alpha_even[2] = {_mm512_permutex2var_ps(a0.raw, even, a1.raw),
+                                  _mm512_permutex2var_ps(a2.raw, even, a3.raw)};
+    const __m512 alpha_odd[2] = {_mm512_permutex2var_ps(a0.raw, odd, a1.raw),
+                                 _mm512_permutex2var_ps(a2.raw, odd, a3.raw)};
+    Words4<kForward, kStream>(v, s, out, alpha_even, alpha_odd);
+    return;
+  }
+#endif
+  Step4<R, kForward, kStream>(df, v, s, out, a0, a1, a2, a3);
+}
+
+// Step4 with one alpha for all four vectors (NCHW planes).
+template <class R, bool kForward, bool kStream, class DF>
+HWY_INLINE void Step4Uniform(DF df, const typename R::T* v,
+                             const typename R::T* s, typename R::T* out,
+                             hn::Vec<DF> av) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kWords<R>) {
+    const __m512 alpha[2] = {av.raw, av.raw};
+    Words4<kForward, kStream>(v, s, out, alpha, alpha);
+    return;
+  }
+#endif
+  Step4<R, kForward, kStream>(df, v, s, out, av, av, av, av);
+}
+
 // The alpha array of the compute type.
 template <class A>
 const A* AlphaOf(const float* a32, const double* a64);
@@ -201,13 +279,15 @@ void Row(const PreluRowArgs& args) {
       const auto a6 = hn::LoadU(d, a + j + 6 * lanes);
       const auto a7 = hn::LoadU(d, a + j + 7 * lanes);
       for (; i + 8 * lanes <= n; i += 8 * lanes) {
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2, a3);
-        Step4<R, kForward, kStream>(d, v + i + 4 * lanes, s + i + 4 * lanes,
-                                    out + i + 4 * lanes, a4, a5, a6, a7);
+        Step4Any<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2,
+                                       a3);
+        Step4Any<R, kForward, kStream>(d, v + i + 4 * lanes, s + i + 4 * lanes,
+                                       out + i + 4 * lanes, a4, a5, a6, a7);
       }
     } else {
       for (; i + 4 * lanes <= n; i += 4 * lanes) {
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2, a3);
+        Step4Any<R, kForward, kStream>(d, v + i, s + i, out + i, a0, a1, a2,
+                                       a3);
       }
     }
   }
@@ -216,10 +296,10 @@ void Row(const PreluRowArgs& args) {
         std::min((period - j + lanes - 1) / lanes, (n - i) / lanes);
     const size_t stop = i + run * lanes;
     for (; i + 4 * lanes <= stop; i += 4 * lanes, j += 4 * lanes) {
-      Step4<R, kForward, kStream>(d, v + i, s + i, out + i, hn::LoadU(d, a + j),
-                                  hn::LoadU(d, a + j + lanes),
-                                  hn::LoadU(d, a + j + 2 * lanes),
-                                  hn::LoadU(d, a + j + 3 * lanes));
+      Step4Any<R, kForward, kStream>(
+          d, v + i, s + i, out + i, hn::LoadU(d, a + j),
+          hn::LoadU(d, a + j + lanes), hn::LoadU(d, a + j + 2 * lanes),
+          hn::LoadU(d, a + j + 3 * lanes));
     }
     for (; i < stop; i += lanes, j += lanes) {
       Step<R, kForward, true, kStream>(d, v + i, s + i, out + i,
@@ -269,15 +349,15 @@ void Planes(const PreluPlanesArgs& args) {
       const size_t next_j = j + 1 == period ? 0 : j + 1;
       const auto av = hn::Set(d, a[j]);
       for (size_t g = 1; g < groups; ++g, i += 4 * lanes) {
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, av, av, av, av);
+        Step4Uniform<R, kForward, kStream>(d, v + i, s + i, out + i, av);
       }
       if (o == 0) {
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, av, av, av, av);
+        Step4Uniform<R, kForward, kStream>(d, v + i, s + i, out + i, av);
         i += 4 * lanes;
       } else if (r + 1 < args.rows) {
         const auto across = hn::IfThenElse(first_o, av, hn::Set(d, a[next_j]));
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, av, av, av,
-                                    across);
+        Step4Any<R, kForward, kStream>(d, v + i, s + i, out + i, av, av, av,
+                                       across);
         i += 4 * lanes;
       } else {  // the last row: its last o elements go one by one below
         for (size_t k = 0; k < 3; ++k, i += lanes) {
@@ -307,7 +387,7 @@ void Planes(const PreluPlanesArgs& args) {
       // The vectors inside row r, four at a time, then one at a time.
       const size_t stop = std::min(seam, n);
       for (; i + 4 * lanes <= stop; i += 4 * lanes) {
-        Step4<R, kForward, kStream>(d, v + i, s + i, out + i, av, av, av, av);
+        Step4Uniform<R, kForward, kStream>(d, v + i, s + i, out + i, av);
       }
       for (; i + lanes <= stop; i += lanes) {
         Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, av);

@@ -21,7 +21,9 @@ constexpr size_t kAlphaSlack = 16;
 // alpha[i % period]. Either period == n (alpha has n values) or period >=
 // kAlphaSlack and alpha holds period + kAlphaSlack values with alpha[k] ==
 // alpha[k % period]: rows that share one alpha row (NHWC) then run as one
-// call, reading a row of alphas that stays in L1.
+// call, reading a row of alphas that stays in L1. A NaN in alpha32 has the
+// lower 16 bits of its pattern clear (AVX-512's bfloat16 rows round in
+// 16-bit halves: cpu/bfloat16_words-inl.h); the default NaN does.
 struct PreluRowArgs {
   const void* v;
   const void* s;
@@ -37,7 +39,7 @@ using PreluRowKernel = void (*)(const PreluRowArgs& args);
 // `rows` consecutive rows of `length` elements (v, s, out as above), row r
 // with one alpha, alpha32[r % period] or alpha64[r % period] (NCHW planes;
 // period = the channels when the rows run on across images), run as one
-// span.
+// span. alpha32's NaNs as above.
 struct PreluPlanesArgs {
   const void* v;
   const void* s;

@@ -345,6 +345,59 @@ TEST(Prelu, DalphaIsTheExactSumRoundedOnce) {
 }
 
 // Strided views (a transposed x, y, dx) and in place (y = x, dx = dy).
+// NaN alphas whose payload fills their bits, as a float64 alpha of a 16-bit
+// x may have: the AVX-512 bfloat16 rows round each product in 16-bit halves
+// (cpu/bfloat16_words-inl.h), and such a NaN product's lower half would
+// carry the rounding into the sign, giving -0 or +0. Every 16-bit pattern
+// of x, NCHW and NHWC, forward and dx, every target and thread count.
+TEST(Prelu, NaNAlphaPayloadsKeepNaN) {
+  const uint64_t kNaNs[] = {0x7fffffffffffffffull, 0xffffffffffffffffull,
+                            0x7ff0000000000001ull, 0x7ff7ffffffffe000ull};
+  constexpr int64_t kChannels = 64;
+  constexpr int64_t kPlane = 1024;  // kChannels * kPlane = 2^16 patterns
+  for (lrelu_dtype_t dtype : {LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_FLOAT16}) {
+    for (bool nhwc : {false, true}) {
+      const std::vector<int64_t> shape =
+          nhwc ? std::vector<int64_t>{kPlane, kChannels}
+               : std::vector<int64_t>{kChannels, kPlane};
+      const std::vector<int64_t> ashape =
+          nhwc ? std::vector<int64_t>{kChannels}
+               : std::vector<int64_t>{kChannels, 1};
+      constexpr size_t kPatterns = size_t{1} << 16;
+      Tensor x{dtype, shape, std::vector<unsigned char>(2 * kPatterns)};
+      for (size_t i = 0; i < kPatterns; ++i) {
+        StoreBits(dtype, x.bytes.data(), i, i);
+      }
+      Tensor dy = x;
+      Tensor alpha{LRELU_DTYPE_FLOAT64, ashape,
+                   std::vector<unsigned char>(8 * kChannels)};
+      for (size_t k = 0; k < static_cast<size_t>(kChannels); ++k) {
+        const double other = 0.3;
+        uint64_t bits;
+        std::memcpy(&bits, &other, 8);
+        StoreBits(LRELU_DTYPE_FLOAT64, alpha.bytes.data(), k,
+                  k % 2 == 0 ? kNaNs[k / 2 % 4] : bits);
+      }
+      for (const Setting& r : Settings()) {
+        const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                 (nhwc ? " NHWC " : " NCHW ") + r.target +
+                                 " threads " + std::to_string(r.threads);
+        const lrelu_options_t o = Options(r);
+        Tensor y = x, dx = dy;
+        lrelu_tensor_t tx = x.View(), ta = alpha.View(), ty = y.View();
+        lrelu_tensor_t tdy = dy.View(), tdx = dx.View();
+        ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        CheckForward(x, alpha, y, what);
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, nullptr, &o),
+                  LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        CheckForward(x, alpha, dx, what + " dx");  // dy is x here
+      }
+    }
+  }
+}
+
 TEST(Prelu, StridedAndInPlace) {
   std::mt19937_64 rng(7);
   const lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;

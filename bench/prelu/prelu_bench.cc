@@ -3,8 +3,9 @@
 // against LeakyReLU's forward, dx against LeakyReLU's gradient), dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32;
-// then dalpha for float16 and bfloat16, and for float64, against one read
-// of their own x and dy (--sixteen 0 and --float64 0 leave those out).
+// then float16 and bfloat16 (forward and dx against LeakyReLU's, dalpha
+// against one read of their own x and dy), and float64's dalpha
+// (--sixteen 0 and --float64 0 leave those out).
 // Prints a Markdown table: each contender timed in rounds paired with its
 // baseline (Compare), the median time and the median ratio with quartiles.
 //   prelu_bench [--reps ROUNDS] [--threads T] [--max-elements N]
@@ -16,6 +17,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_timing.h"
@@ -129,10 +131,62 @@ void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
   }
 }
 
-// dalpha for float16 and bfloat16 (normally distributed float32 values,
-// truncated) against one read of the same 16-bit x and dy.
-void SixteenBitDalpha(int reps, int64_t max_elements,
-                      const lrelu_options_t& o) {
+// The forward pass and dx of n 16-bit elements (dtype, named dname; alpha's
+// value `alpha_bits`, per channel and as LeakyReLU's scalar) against
+// LeakyReLU's on the same tensor, 64 and 512 channels, NCHW and NHWC.
+void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
+                 void* x, void* dy, uint16_t alpha_bits, double alpha,
+                 const lrelu_options_t& o) {
+  std::vector<uint16_t> y(static_cast<size_t>(n)), dx(y.size());
+  const std::vector<int64_t> flat = {n};
+  lrelu_tensor_t tx = View(x, flat), ty = View(y.data(), flat),
+                 tdy = View(dy, flat), tdx = View(dx.data(), flat);
+  tx.dtype = ty.dtype = tdy.dtype = tdx.dtype = dtype;
+  for (int64_t c : {int64_t{64}, int64_t{512}}) {
+    std::vector<uint16_t> a(static_cast<size_t>(c), alpha_bits);
+    const int64_t hw = n / c;
+    for (int layout = 0; layout < 2; ++layout) {
+      const std::vector<int64_t> shape =
+          layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
+                      : std::vector<int64_t>{1, 1, hw, c};
+      const std::vector<int64_t> ashape =
+          layout == 0 ? std::vector<int64_t>{c, 1, 1} : std::vector<int64_t>{c};
+      lrelu_tensor_t px = View(x, shape), py = View(y.data(), shape),
+                     pdy = View(dy, shape), pdx = View(dx.data(), shape),
+                     pa = View(a.data(), ashape);
+      px.dtype = py.dtype = pdy.dtype = pdx.dtype = pa.dtype = dtype;
+      const Paired fwd = Compare(
+          rounds, [&] { lrelu_leaky_relu(&tx, alpha, &ty, &o); },
+          [&] { lrelu_prelu(&px, &pa, &py, &o); });
+      const Paired bwd = Compare(
+          rounds,
+          [&] {
+            lrelu_leaky_relu_backward(&tdy, &tx, alpha, LRELU_GRAD_FROM_X, &tdx,
+                                      &o);
+          },
+          [&] { lrelu_prelu_backward(&pdy, &px, &pa, &pdx, nullptr, &o); });
+      const char* name = layout == 0 ? "NCHW" : "NHWC";
+      for (const auto& [what, m] :
+           {std::pair<const char*, Paired>{"forward", fwd}, {"dx", bwd}}) {
+        std::printf(
+            "| %lld | %lld | %s | lrelu scalar alpha %s (%s) | %.3f | 1.00 | "
+            "1.00-1.00 |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name, what,
+            dname, m.base_ms);
+        std::printf(
+            "| %lld | %lld | %s | lrelu prelu %s (%s) | %.3f | %.2f | "
+            "%.2f-%.2f |\n",
+            static_cast<long long>(n), static_cast<long long>(c), name, what,
+            dname, m.ms, m.ratio, m.q1, m.q3);
+      }
+    }
+  }
+}
+
+// float16 and bfloat16 (normally distributed float32 values, truncated):
+// the forward pass and dx against LeakyReLU's, and dalpha against one read
+// of the same 16-bit x and dy.
+void SixteenBit(int reps, int64_t max_elements, const lrelu_options_t& o) {
   std::mt19937 rng(2);
   std::normal_distribution<float> normal;
   for (int64_t n : {int64_t{1} << 16, int64_t{1} << 24}) {
@@ -147,9 +201,13 @@ void SixteenBitDalpha(int reps, int64_t max_elements,
         x[i] = Sixteen(xf[i], half);
         dy[i] = Sixteen(dyf[i], half);
       }
-      DalphaRows(n, rounds, half ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_BFLOAT16,
-                 half ? "float16" : "bfloat16", x.data(), dy.data(),
-                 half ? 0x3400u : 0x3e80u, o);  // 0.25
+      const lrelu_dtype_t dtype =
+          half ? LRELU_DTYPE_FLOAT16 : LRELU_DTYPE_BFLOAT16;
+      const char* dname = half ? "float16" : "bfloat16";
+      const uint16_t quarter = half ? 0x3400u : 0x3e80u;  // 0.25
+      ForwardRows(n, rounds, dtype, dname, x.data(), dy.data(), quarter, 0.25,
+                  o);
+      DalphaRows(n, rounds, dtype, dname, x.data(), dy.data(), quarter, o);
     }
   }
 }
@@ -310,7 +368,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (sixteen) SixteenBitDalpha(reps, max_elements, o);
+  if (sixteen) SixteenBit(reps, max_elements, o);
   if (float64) Float64Dalpha(reps, max_elements, o);
   return 0;
 }

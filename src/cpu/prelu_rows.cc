@@ -149,6 +149,15 @@ HWY_INLINE void Words4(const uint16_t* v, const uint16_t* s, uint16_t* out,
   if (kStream && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
     _mm512_stream_si512(reinterpret_cast<__m512i*>(out), y0);
     _mm512_stream_si512(reinterpret_cast<__m512i*>(out + 32), y1);
+  } else if (kStream) {
+    // out is vector-aligned for the 16-lane steps (32 bytes), as the callers
+    // align it: stream in halves. Regular stores made 16 Mi elements ~1.7x
+    // slower than LeakyReLU's streamed kernel.
+    auto* half = reinterpret_cast<__m256i*>(out);
+    _mm256_stream_si256(half, _mm512_castsi512_si256(y0));
+    _mm256_stream_si256(half + 1, _mm512_extracti64x4_epi64(y0, 1));
+    _mm256_stream_si256(half + 2, _mm512_castsi512_si256(y1));
+    _mm256_stream_si256(half + 3, _mm512_extracti64x4_epi64(y1, 1));
   } else {
     _mm512_storeu_si512(out, y0);
     _mm512_storeu_si512(out + 32, y1);

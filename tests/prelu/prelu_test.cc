@@ -501,9 +501,10 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
 
 // Outputs of 8 MiB and more are written with non-temporal stores from the
 // first vector-aligned element on. The output here starts one element past
-// an allocation, so the head, the streamed body and the tail all run, on
-// every target, for planes (NCHW: one alpha per row, blended at the seams)
-// and per-element rows (NHWC), forward and dx.
+// a 64-byte boundary, and 32 bytes further (the AVX-512 bfloat16 rows then
+// stream their 64-byte vectors in halves), so the head, the streamed body
+// and the tail all run, on every target, for planes (NCHW: one alpha per
+// row, blended at the seams) and per-element rows (NHWC), forward and dx.
 TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
   std::mt19937_64 rng(7);
   for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {
@@ -518,40 +519,46 @@ TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
       Tensor x = Random(dtype, shape, rng, true);
       Tensor dy = Random(dtype, shape, rng, true);
       Tensor alpha = Random(dtype, ashape, rng, false);
-      std::vector<unsigned char> out((x.n() + 1) * e);
+      std::vector<unsigned char> buffer((x.n() + 1) * e + 128);
+      const auto base = reinterpret_cast<uintptr_t>(buffer.data());
+      unsigned char* const aligned = buffer.data() + (64 - base % 64);
       const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
-      const lrelu_tensor_t to = {out.data() + e, dtype,
-                                 static_cast<int32_t>(shape.size()),
-                                 shape.data(), nullptr};
-      // The oracle's bytes (variant "reference": src/reference element by
-      // element); every target and thread count must give the same.
-      lrelu_options_t ro;
-      lrelu_options_init(&ro);
-      ro.variant = "reference";
-      ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
-      const std::vector<unsigned char> want_y(out.begin() + e, out.end());
-      ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &ro),
-                LRELU_STATUS_OK);
-      const std::vector<unsigned char> want_dx(out.begin() + e, out.end());
-      for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
-        for (size_t threads : {1, 2}) {
-          const Setting r = {lrelu_cpu_target_name(t), threads};
-          const std::string what = std::string(lrelu_dtype_name(dtype)) +
-                                   (nhwc ? " NHWC " : " NCHW ") + r.target +
-                                   " threads " + std::to_string(threads);
-          const lrelu_options_t o = Options(r);
-          std::fill(out.begin(), out.end(), 0xA5);
-          ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
-              << what << ": " << lrelu_last_error();
-          ASSERT_EQ(out[0], 0xA5) << what << ": wrote before y";
-          ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), out.begin() + e))
-              << what;
-          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
-                    LRELU_STATUS_OK)
-              << what << ": " << lrelu_last_error();
-          ASSERT_TRUE(
-              std::equal(want_dx.begin(), want_dx.end(), out.begin() + e))
-              << what;
+      for (const size_t lead : {size_t{0}, size_t{32}}) {
+        unsigned char* const out = aligned + lead;
+        const lrelu_tensor_t to = {out + e, dtype,
+                                   static_cast<int32_t>(shape.size()),
+                                   shape.data(), nullptr};
+        const size_t bytes = x.n() * e;
+        // The oracle's bytes (variant "reference": src/reference element by
+        // element); every target and thread count must give the same.
+        lrelu_options_t ro;
+        lrelu_options_init(&ro);
+        ro.variant = "reference";
+        ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
+        const std::vector<unsigned char> want_y(out + e, out + e + bytes);
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &ro),
+                  LRELU_STATUS_OK);
+        const std::vector<unsigned char> want_dx(out + e, out + e + bytes);
+        for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+          for (size_t threads : {1, 2}) {
+            const Setting r = {lrelu_cpu_target_name(t), threads};
+            const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                     (nhwc ? " NHWC " : " NCHW ") + r.target +
+                                     " threads " + std::to_string(threads) +
+                                     " lead " + std::to_string(lead);
+            const lrelu_options_t o = Options(r);
+            std::fill(out, out + e + bytes, 0xA5);
+            ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            ASSERT_EQ(out[0], 0xA5) << what << ": wrote before y";
+            ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), out + e))
+                << what;
+            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
+                      LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            ASSERT_TRUE(std::equal(want_dx.begin(), want_dx.end(), out + e))
+                << what;
+          }
         }
       }
     }

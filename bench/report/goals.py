@@ -76,13 +76,16 @@ WHY_AVX512 = {
              'on 16 elements lrelu_execute costs 13 ns and the one call '
              '22 ns (options, checks of x and y, the MXCSR check; '
              '`lrelu_small_call --n 16`)',
-    'bf16': 'vector ALU: the exact rounding is ~16 vector operations per '
-            '32 elements on the two 512-bit ports, so the kernel runs at '
-            'its L1 rate (0.090 ns/element at 4 Ki, 16 Ki and 256 Ki '
-            'alike) while the copy is bound by L2 (0.050); the AVX-512 '
-            'BF16 conversion, even without the subnormal fix-up exactness '
-            'needs, is only 7% faster (limits below: 1.81x against 1.69x '
-            'the copy)',
+    'bf16': 'vector ALU: the exact rounding takes 13 vector operations '
+            'per 32 elements (16 before 2026-12-02) on the two 512-bit '
+            'ports, so the kernel runs at its L1 rate (0.073 ns/element '
+            'at 4 Ki, 16 Ki and 256 Ki alike; 1.41-1.46x a 64-byte copy '
+            'loop of the same bytes from L2, limits below) while the copy '
+            'is bound by L2 (0.050); 1.3x needs 12 operations or fewer, '
+            'and the AVX-512 BF16 conversion does not give that: '
+            'vcvtne2ps2bf16 alone issues once per ~2.1 cycles here, and '
+            'its schedule, even without the subnormal fix-up exactness '
+            'needs, runs at 0.084 ns/element',
     'bandwidth': 'this VM\'s memory bandwidth moves between blocks and '
                  'runs (the 2-thread non-temporal copy read 30-54 GB/s '
                  'this session); since the streamed kernels prefetch 2 KiB '

@@ -132,6 +132,22 @@ template <bool kForward, bool kStream>
 HWY_INLINE void Words4(const uint16_t* v, const uint16_t* s, uint16_t* out,
                        const __m512 (&alpha_even)[2],
                        const __m512 (&alpha_odd)[2]) {
+  if (kStream) {
+    // Out of cache, x (and s) 2 KiB ahead, as LeakyReLU's streamed kernels
+    // (kernels-inl.h kPrefetchBytes). A prefetch past the end does not
+    // fault; the addresses are formed as integers.
+    constexpr uintptr_t kAhead = 2048;
+    const auto ahead = [](const uint16_t* p, uintptr_t bytes) {
+      return reinterpret_cast<const uint16_t*>(reinterpret_cast<uintptr_t>(p) +
+                                               bytes);
+    };
+    hwy::Prefetch(ahead(v, kAhead));
+    hwy::Prefetch(ahead(v, kAhead + 64));
+    if (!kForward) {
+      hwy::Prefetch(ahead(s, kAhead));
+      hwy::Prefetch(ahead(s, kAhead + 64));
+    }
+  }
   const __m512i minus_one = _mm512_set1_epi16(-1);
   const __m512i limit = _mm512_set1_epi16(-128);
   const __m512i v0 = _mm512_loadu_si512(v);

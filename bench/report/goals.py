@@ -86,11 +86,16 @@ WHY_AVX512 = {
             'vcvtne2ps2bf16 alone issues once per ~2.1 cycles here, and '
             'its schedule, even without the subnormal fix-up exactness '
             'needs, runs at 0.084 ns/element',
-    'bandwidth': 'this VM\'s memory bandwidth moves between blocks and '
+    'bandwidth': 'the VM\'s memory bandwidth moves between blocks and '
                  'runs (the 2-thread non-temporal copy read 30-54 GB/s '
-                 'this session); since the streamed kernels prefetch 2 KiB '
-                 'ahead, float16 reads 0.89-1.0 of the copy and bfloat16 '
-                 '0.86-0.94 in A/B runs of the same call (float32 1.0)',
+                 'over these sessions; float32 and float64 read 0.94-1.1 '
+                 'of it in other runs); float16 and bfloat16 stay below '
+                 '0.9 even in interleaved runs of the 64 Mi cells alone '
+                 '(0.82-0.89 on 2026-12-02, the same before and after '
+                 'that session\'s bfloat16 kernel): the streamed kernels '
+                 'prefetch 2 KiB ahead (1, 4 and 8 KiB did no better) and '
+                 'their ALU time is a quarter of the memory time, so that '
+                 'gap is not shown to be a limit of the CPU',
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',

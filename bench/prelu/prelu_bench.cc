@@ -74,6 +74,16 @@ uint16_t Sixteen(float v, bool half) {
   return static_cast<uint16_t>(sign | e << 10 | (b >> 13 & 0x3ffu));
 }
 
+// x's shape and alpha's per channel: layout 0 is NCHW ([1, C, 1, HW],
+// alpha [C, 1, 1]), 1 is NHWC ([1, 1, HW, C], alpha [C]).
+struct Layout {
+  std::vector<int64_t> x, alpha;
+};
+Layout LayoutOf(int layout, int64_t c, int64_t hw) {
+  if (layout == 0) return {{1, c, 1, hw}, {c, 1, 1}};
+  return {{1, 1, hw, c}, {c}};
+}
+
 // One pass reading x and dy (`bytes` each) as 64-bit words: the baseline
 // of the dalpha rows.
 void ReadOnce(const void* x, const void* dy, size_t bytes) {
@@ -104,11 +114,9 @@ void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
     }
     const int64_t hw = n / c;
     for (int layout = 0; layout < 2; ++layout) {
-      const std::vector<int64_t> shape =
-          layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
-                      : std::vector<int64_t>{1, 1, hw, c};
-      const std::vector<int64_t> ashape =
-          layout == 0 ? std::vector<int64_t>{c, 1, 1} : std::vector<int64_t>{c};
+      const Layout lay = LayoutOf(layout, c, hw);
+      const std::vector<int64_t>& shape = lay.x;
+      const std::vector<int64_t>& ashape = lay.alpha;
       lrelu_tensor_t px = View(x, shape), pdy = View(dy, shape),
                      pa = View(alpha.data(), ashape),
                      pda = View(dalpha.data(), ashape);
@@ -146,11 +154,9 @@ void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
     std::vector<uint16_t> a(static_cast<size_t>(c), alpha_bits);
     const int64_t hw = n / c;
     for (int layout = 0; layout < 2; ++layout) {
-      const std::vector<int64_t> shape =
-          layout == 0 ? std::vector<int64_t>{1, c, 1, hw}
-                      : std::vector<int64_t>{1, 1, hw, c};
-      const std::vector<int64_t> ashape =
-          layout == 0 ? std::vector<int64_t>{c, 1, 1} : std::vector<int64_t>{c};
+      const Layout lay = LayoutOf(layout, c, hw);
+      const std::vector<int64_t>& shape = lay.x;
+      const std::vector<int64_t>& ashape = lay.alpha;
       lrelu_tensor_t px = View(x, shape), py = View(y.data(), shape),
                      pdy = View(dy, shape), pdx = View(dx.data(), shape),
                      pa = View(a.data(), ashape);

@@ -43,8 +43,8 @@ inline double AlphaValue(lrelu_dtype_t dtype, const char* p) {
     std::memcpy(&a, p, 8);
     return a;
   }
-  // The 16-bit alphas widen on their bits: NCHW with 512 channels spent a
-  // third of a 64 Ki-element call decoding them through ToDouble.
+  // 16-bit alphas widen exactly on their bits (FillAlpha32 takes them in
+  // bulk for the narrow dtypes' kernels).
   uint16_t bits;
   std::memcpy(&bits, p, sizeof(bits));
   return dtype == LRELU_DTYPE_BFLOAT16 ? reference::BFloat16ToFloat(bits)

@@ -1,6 +1,6 @@
 // bfloat16 times alpha rounded to nearest even in 16-bit lanes, on AVX-512
 // (Highway's AVX3 targets): the schedule of LeakyReLU's bfloat16 kernels
-// (kernels-inl.h) and of PReLU's planes (prelu_rows.cc).
+// (kernels-inl.h) and of PReLU's rows and planes (prelu_rows.cc).
 
 // Per-target include guard (Highway's -inl.h convention).
 #if defined(LRELU_SRC_CPU_BFLOAT16_WORDS_INL_H_) == defined(HWY_TARGET_TOGGLE)

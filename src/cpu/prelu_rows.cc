@@ -370,9 +370,8 @@ void Planes(const PreluPlanesArgs& args) {
     const auto first_o = hn::FirstN(d, o);
     const size_t groups = length / (4 * lanes);
     // Groups with the row's alpha alone: all of them when rows start on a
-    // vector (one loop per row, whose constants stay out of the row loop:
-    // 128-element rows, NCHW with 512 channels, spent a quarter of their
-    // time setting up a second call), else all but the last.
+    // vector (one loop per row: a 128-element row, NCHW with 512 channels,
+    // had set up a second call for its last group), else all but the last.
     const size_t inside = o == 0 ? groups : groups - 1;
     size_t j = 0;  // r % period
     for (size_t r = 0; r < args.rows; ++r) {

@@ -344,7 +344,6 @@ TEST(Prelu, DalphaIsTheExactSumRoundedOnce) {
                 8));
 }
 
-// Strided views (a transposed x, y, dx) and in place (y = x, dx = dy).
 // NaN alphas whose payload fills their bits, as a float64 alpha of a 16-bit
 // x may have: the AVX-512 bfloat16 rows round each product in 16-bit halves
 // (cpu/bfloat16_words-inl.h), and such a NaN product's lower half would
@@ -398,6 +397,7 @@ TEST(Prelu, NaNAlphaPayloadsKeepNaN) {
   }
 }
 
+// Strided views (a transposed x, y, dx) and in place (y = x, dx = dy).
 TEST(Prelu, StridedAndInPlace) {
   std::mt19937_64 rng(7);
   const lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32;
@@ -501,10 +501,12 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
 
 // Outputs of 8 MiB and more are written with non-temporal stores from the
 // first vector-aligned element on. The output here starts one element past
-// a 64-byte boundary, and 32 bytes further (the AVX-512 bfloat16 rows then
-// stream their 64-byte vectors in halves), so the head, the streamed body
-// and the tail all run, on every target, for planes (NCHW: one alpha per
-// row, blended at the seams) and per-element rows (NHWC), forward and dx.
+// a 64-byte boundary, and 32 bytes further: its 32-byte-aligned body then
+// starts off a 64-byte line and on one (the AVX-512 bfloat16 rows stream
+// their 64-byte vectors in halves in the first case). The head, the
+// streamed body and the tail all run, on every target, for planes (NCHW:
+// one alpha per row, blended at the seams) and per-element rows (NHWC),
+// forward and dx.
 TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
   std::mt19937_64 rng(7);
   for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {

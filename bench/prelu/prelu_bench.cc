@@ -55,9 +55,10 @@ Paired Compare(int rounds, const std::function<void()>& base,
           lrelu_bench::Quantile(ratio, 0.75)};
 }
 
-lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape) {
-  return {data, LRELU_DTYPE_FLOAT32, static_cast<int32_t>(shape.size()),
-          shape.data(), nullptr};
+lrelu_tensor_t View(void* data, const std::vector<int64_t>& shape,
+                    lrelu_dtype_t dtype = LRELU_DTYPE_FLOAT32) {
+  return {data, dtype, static_cast<int32_t>(shape.size()), shape.data(),
+          nullptr};
 }
 
 // A float's bits in a 16-bit format, truncated (benchmark data only):
@@ -117,10 +118,9 @@ void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
       const Layout lay = LayoutOf(layout, c, hw);
       const std::vector<int64_t>& shape = lay.x;
       const std::vector<int64_t>& ashape = lay.alpha;
-      lrelu_tensor_t px = View(x, shape), pdy = View(dy, shape),
-                     pa = View(alpha.data(), ashape),
-                     pda = View(dalpha.data(), ashape);
-      px.dtype = pdy.dtype = pa.dtype = pda.dtype = dtype;
+      lrelu_tensor_t px = View(x, shape, dtype), pdy = View(dy, shape, dtype),
+                     pa = View(alpha.data(), ashape, dtype),
+                     pda = View(dalpha.data(), ashape, dtype);
       const Paired m = Compare(
           rounds, [&] { ReadOnce(x, dy, static_cast<size_t>(n) * elem); },
           [&] { lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o); });
@@ -147,9 +147,10 @@ void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
                  const lrelu_options_t& o) {
   std::vector<uint16_t> y(static_cast<size_t>(n)), dx(y.size());
   const std::vector<int64_t> flat = {n};
-  lrelu_tensor_t tx = View(x, flat), ty = View(y.data(), flat),
-                 tdy = View(dy, flat), tdx = View(dx.data(), flat);
-  tx.dtype = ty.dtype = tdy.dtype = tdx.dtype = dtype;
+  const lrelu_tensor_t tx = View(x, flat, dtype),
+                       ty = View(y.data(), flat, dtype),
+                       tdy = View(dy, flat, dtype),
+                       tdx = View(dx.data(), flat, dtype);
   for (int64_t c : {int64_t{64}, int64_t{512}}) {
     std::vector<uint16_t> a(static_cast<size_t>(c), alpha_bits);
     const int64_t hw = n / c;
@@ -157,10 +158,11 @@ void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
       const Layout lay = LayoutOf(layout, c, hw);
       const std::vector<int64_t>& shape = lay.x;
       const std::vector<int64_t>& ashape = lay.alpha;
-      lrelu_tensor_t px = View(x, shape), py = View(y.data(), shape),
-                     pdy = View(dy, shape), pdx = View(dx.data(), shape),
-                     pa = View(a.data(), ashape);
-      px.dtype = py.dtype = pdy.dtype = pdx.dtype = pa.dtype = dtype;
+      const lrelu_tensor_t px = View(x, shape, dtype),
+                           py = View(y.data(), shape, dtype),
+                           pdy = View(dy, shape, dtype),
+                           pdx = View(dx.data(), shape, dtype),
+                           pa = View(a.data(), ashape, dtype);
       const Paired fwd = Compare(
           rounds, [&] { lrelu_leaky_relu(&tx, alpha, &ty, &o); },
           [&] { lrelu_prelu(&px, &pa, &py, &o); });
@@ -277,8 +279,6 @@ int main(int argc, char** argv) {
           dalpha(alpha.size());
       const int64_t hw = n / c;
       const std::vector<int64_t> flat = {n};
-      const std::vector<int64_t> nchw = {1, c, 1, hw}, nhwc = {1, 1, hw, c};
-      const std::vector<int64_t> a_nchw = {c, 1, 1}, a_nhwc = {c};
       const lrelu_tensor_t tx = View(x.data(), flat), ty = View(y.data(), flat);
       const auto scalar = [&] { lrelu_leaky_relu(&tx, 0.25, &ty, &o); };
       const lrelu_tensor_t tdy = View(dy.data(), flat),
@@ -299,8 +299,9 @@ int main(int argc, char** argv) {
         (void)sink;
       };
       for (int layout = 0; layout < 2; ++layout) {
-        const auto& shape = layout == 0 ? nchw : nhwc;
-        const auto& ashape = layout == 0 ? a_nchw : a_nhwc;
+        const Layout lay = LayoutOf(layout, c, hw);
+        const std::vector<int64_t>& shape = lay.x;
+        const std::vector<int64_t>& ashape = lay.alpha;
         const lrelu_tensor_t px = View(x.data(), shape),
                              py = View(y.data(), shape),
                              pdy = View(dy.data(), shape),

@@ -30,25 +30,18 @@ struct RowJob {
   bool stream = false;  // non-temporal stores: fenced at the end of a run
 };
 
-// One alpha element as a double (exact), without the generic decoder for
-// the common dtypes.
+// One float32 or float64 alpha element as a double (exact). The 16-bit
+// alphas only come with narrow x, whose float32 alphas FillAlpha32 makes
+// on their bits; float64 x takes a float64 alpha (docs/prelu.md, dtypes).
 inline double AlphaValue(lrelu_dtype_t dtype, const char* p) {
   if (dtype == LRELU_DTYPE_FLOAT32) {
     float a;
     std::memcpy(&a, p, 4);
     return a;
   }
-  if (dtype == LRELU_DTYPE_FLOAT64) {
-    double a;
-    std::memcpy(&a, p, 8);
-    return a;
-  }
-  // 16-bit alphas widen exactly on their bits (FillAlpha32 takes them in
-  // bulk for the narrow dtypes' kernels).
-  uint16_t bits;
-  std::memcpy(&bits, p, sizeof(bits));
-  return dtype == LRELU_DTYPE_BFLOAT16 ? reference::BFloat16ToFloat(bits)
-                                       : reference::HalfToFloat(bits);
+  double a;
+  std::memcpy(&a, p, 8);
+  return a;
 }
 
 // alpha rounded to float32 once, as LeakyReLU does; a NaN as the default

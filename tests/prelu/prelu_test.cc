@@ -371,11 +371,9 @@ TEST(Prelu, NaNAlphaPayloadsKeepNaN) {
       Tensor alpha{LRELU_DTYPE_FLOAT64, ashape,
                    std::vector<unsigned char>(8 * kChannels)};
       for (size_t k = 0; k < static_cast<size_t>(kChannels); ++k) {
-        const double other = 0.3;
-        uint64_t bits;
-        std::memcpy(&bits, &other, 8);
-        StoreBits(LRELU_DTYPE_FLOAT64, alpha.bytes.data(), k,
-                  k % 2 == 0 ? kNaNs[k / 2 % 4] : bits);
+        StoreBits(
+            LRELU_DTYPE_FLOAT64, alpha.bytes.data(), k,
+            k % 2 == 0 ? kNaNs[k / 2 % 4] : reference::BitCast<uint64_t>(0.3));
       }
       for (const Setting& r : Settings()) {
         const std::string what = std::string(lrelu_dtype_name(dtype)) +

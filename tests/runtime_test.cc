@@ -162,7 +162,8 @@ TEST(Tiling, RangesCoverEverythingOnBlockEdges) {
 }
 
 // The streaming threshold: the L2's size on Intel CPUs with AVX-512 (within
-// kMinStreamBytes .. 8 MiB), 8 MiB elsewhere or when the L2 is unknown.
+// kMinStreamBytes .. 8 MiB), half the L3 on AMD CPUs with AVX-512 (within
+// 8 .. 16 MiB), 8 MiB elsewhere or when the cache's size is unknown.
 TEST(Tiling, StreamThresholdFollowsTheCacheThatKeepsOutputs) {
   constexpr size_t kMiB = size_t{1} << 20;
   EXPECT_EQ(cpu::StreamBytesFor({false, 2 * kMiB}), 8 * kMiB);
@@ -172,6 +173,11 @@ TEST(Tiling, StreamThresholdFollowsTheCacheThatKeepsOutputs) {
   EXPECT_EQ(cpu::StreamBytesFor({true, 0}), 8 * kMiB);
   EXPECT_EQ(cpu::StreamBytesFor({true, size_t{256} << 10}), kMiB / 2);
   EXPECT_EQ(cpu::StreamBytesFor({true, 32 * kMiB}), 8 * kMiB);
+  // AMD with AVX-512: half the L3, between 8 and 16 MiB; the L2 is not used.
+  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 32 * kMiB}), 16 * kMiB);
+  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 256 * kMiB}), 16 * kMiB);
+  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 8 * kMiB}), 8 * kMiB);
+  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 0}), 8 * kMiB);
   EXPECT_EQ(cpu::StreamBytes(), cpu::StreamBytesFor(cpu::ThisCpu()));
 }
 

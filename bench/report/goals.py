@@ -120,16 +120,60 @@ WHY_AVX512 = {
                  'runs of this block',
 }
 
+# Where the run's CPU is an AMD one with AVX-512 (Zen 5 here; Highway's
+# AVX3 kernels), the reasons that differ from the AVX2 machine's
+# (bench/report/limits-amd-avx512.md). It sets every key WHY_AVX512 sets:
+# the Xeon's reasons do not hold here.
+WHY_AMD_AVX512 = {
+    'small': 'met in both runs of 2026-12-02 (the one call 1.04 and 1.14 '
+             'of memcpy at 1 Ki, lrelu_execute 0.98 and 1.04): a miss here '
+             'has not been analysed on this CPU',
+    'bf16': 'vector ALU: the exact rounding takes 13 vector operations '
+            'per 32 elements, which Zen 5 issues about four a cycle '
+            '(~3.4 cycles per 32 elements at ~3.9 GHz, 0.028-0.030 '
+            'ns/element in L1 and L2 alike; limits below). The kernel '
+            'alone is 1.39-1.40x a 64-byte copy loop at 16 Ki, the '
+            'AVX-512 BF16 schedule (not exact: it flushes subnormal '
+            'products) 1.33x, and 12- and 11-operation variants (VBMI2 '
+            'vpshrdd, vpermt2w; beyond Highway 1.0.3\'s AVX3 target) '
+            '1.35-1.36x: none reaches 1.3x. At 256 Ki on two threads the '
+            'copy runs each half from its own core\'s 1 MiB L2 (0.42-0.50 '
+            'of memcpy against 1.29-1.38 on one thread), while the kernel '
+            'stays at its ALU rate on each',
+    'bandwidth': 'memory-bound: the kernel streams its output with the '
+                 'same non-temporal stores as the copy it is compared '
+                 'with; the 64 Mi cells move by 5-10% between runs on '
+                 'this shared VM (two runs of 2026-12-02: float32 0.97 '
+                 'and 0.99 of the copy, float16 0.94 and 1.02, bfloat16 '
+                 '0.90 and 0.91, float64 0.95 and 0.89)',
+    'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
+           'that schedule\'s speed (limits below: 3.09 vs 3.05 the copy '
+           'in L1, 1.51 vs 1.53 at 16 Ki); at 4 Mi on one thread the '
+           'output streamed (8 MiB) until 2026-12-02 and read 1.11 of '
+           'XNNPACK\'s time, since it stays in the L3 (half the L3 per '
+           'task, cpu/stream_bytes.h): 0.87',
+    'f16_2T': 'met in both runs of 2026-12-02 (0.80-0.96 of XNNPACK\'s '
+              'time at 4 Mi): a miss here has not been analysed on this '
+              'CPU',
+    'bf16_2T': 'met in both runs of 2026-12-02 (1.13-1.26 of the '
+               'two-thread copy at 4 Mi): a miss here has not been '
+               'analysed on this CPU',
+    'f16_small': 'met in both runs of 2026-12-02 (0.80-0.92 of XNNPACK\'s '
+                 'time at 1 Ki): a miss here has not been analysed on '
+                 'this CPU',
+}
+
 # The reasons of the machine being reported (use_machine).
 WHY = dict(WHY_AVX2)
 
 
-def use_machine(avx512):
-    """Selects the reasons for a run on a CPU with AVX-512 or without."""
+def use_machine(avx512, amd=False):
+    """Selects the reasons for a run on a CPU with AVX-512 or without (an
+    AMD or an Intel one)."""
     WHY.clear()
     WHY.update(WHY_AVX2)
     if avx512:
-        WHY.update(WHY_AVX512)
+        WHY.update(WHY_AMD_AVX512 if amd else WHY_AVX512)
 
 
 def _cpp(records, dtype, n):

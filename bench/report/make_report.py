@@ -61,6 +61,21 @@ def has_avx512(cpu):
     return 'AVX-512' in cpu and 'no AVX-512' not in cpu
 
 
+def is_amd(cpu):
+    """Whether the run's CPU line names an AMD CPU."""
+    return 'AMD' in cpu
+
+
+def page_for(cpu):
+    """The page a run on `cpu` writes by default: one per kind of machine
+    (docs/performance.md: AMD without AVX-512; -avx512: Intel with it;
+    -amd-avx512: AMD with it)."""
+    if not has_avx512(cpu):
+        return 'docs/performance.md'
+    return ('docs/performance-amd-avx512.md' if is_amd(cpu) else
+            'docs/performance-avx512.md')
+
+
 def other_runs(doc):
     """Links to the other machines' pages next to `doc` (performance*.md),
     each named by its CPU line: each page is one machine's run."""
@@ -89,7 +104,7 @@ def build(merged, command, plot_name, doc='docs/performance.md'):
     picks = {1 << 10, 256 << 10, 64 << 20}
     cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '?')
     avx512 = has_avx512(cpu)
-    goals.use_machine(avx512)
+    goals.use_machine(avx512, is_amd(cpu))
     g, earlier = goals.all_goals(records, dtypes, sizes)
     noisy = sum(1 for r in records if r.get('supported') and r['noisy'])
     parts = [
@@ -157,7 +172,8 @@ def build(merged, command, plot_name, doc='docs/performance.md'):
               'rows that agree are listed once.', '',
               tables.correctness_table(merged['correctness']), '']
     # Hand-measured limits (bench/kernel_limits), kept across regenerations.
-    limits = 'limits-avx512.md' if avx512 else 'limits.md'
+    limits = ('limits.md' if not avx512 else
+              'limits-amd-avx512.md' if is_amd(cpu) else 'limits-avx512.md')
     with open(os.path.join(HERE, limits)) as f:
         parts += [f.read().strip(), '']
     with open(os.path.join(HERE, 'method.md')) as f:
@@ -173,8 +189,9 @@ def main():
     p.add_argument('--out-dir', default='out/bench')
     p.add_argument('--doc', default=None,
                    help='default: docs/performance.md, or '
-                        'docs/performance-avx512.md for a run on a CPU '
-                        'with AVX-512')
+                        'docs/performance-avx512.md (Intel) or '
+                        'docs/performance-amd-avx512.md (AMD) for a run on '
+                        'a CPU with AVX-512')
     p.add_argument('--command', default='scripts/bench-peers.sh')
     a = p.parse_args()
     merged = results.merge(results.load([a.cpp, a.py]))
@@ -182,8 +199,7 @@ def main():
         raise SystemExit('no results to report')
     if a.doc is None:
         cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '')
-        a.doc = ('docs/performance-avx512.md' if has_avx512(cpu) else
-                 'docs/performance.md')
+        a.doc = page_for(cpu)
     os.makedirs(a.out_dir, exist_ok=True)
     plot_path = os.path.join(a.out_dir, 'performance.png')
     plot.plot(merged['records'], plot_path)

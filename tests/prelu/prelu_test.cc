@@ -497,6 +497,66 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
   }
 }
 
+// Per-element rows whose alphas the AVX-512 bfloat16 kernel splits by
+// parity once per call (cpu/prelu_rows.cc SplitAlphas: up to 2048 alphas
+// with the slack) and those it permutes per vector (more), rows of one
+// alpha per element (period == n) and rows that start one element off a
+// vector (the first vector's alpha index is odd), on every target and
+// thread count, forward and dx against the oracle.
+TEST(Prelu, RowsWithSplitAndPermutedAlphas) {
+  std::mt19937_64 rng(2032);
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    const size_t e = lrelu_dtype_size(dtype);
+    struct Case {
+      std::vector<int64_t> shape, ashape;
+    };
+    const std::vector<Case> cases = {
+        {{3, 2032}, {2032}},  // 2032 + 16 alphas: split
+        {{3, 2033}, {2033}},  // one more: permuted
+        {{2, 777}, {777}},    // odd period: the parity changes at the wrap
+        {{2047}, {2047}},     // one alpha per element
+        {{3000}, {3000}},     // one alpha per element, permuted
+    };
+    for (const Case& c : cases) {
+      Tensor x = Random(dtype, c.shape, rng, true);
+      Tensor alpha = Random(dtype, c.ashape, rng, false);
+      const lrelu_tensor_t ta = alpha.View();
+      for (size_t lead : {size_t{0}, size_t{1}}) {
+        // x and y `lead` elements past a 64-byte boundary.
+        std::vector<unsigned char> xb(x.bytes.size() + 128), yb(xb.size());
+        const auto align = [&](std::vector<unsigned char>& b) {
+          const auto base = reinterpret_cast<uintptr_t>(b.data());
+          return b.data() + (64 - base % 64) + lead * e;
+        };
+        unsigned char* const xp = align(xb);
+        unsigned char* const yp = align(yb);
+        std::memcpy(xp, x.bytes.data(), x.bytes.size());
+        const auto rank = static_cast<int32_t>(c.shape.size());
+        const lrelu_tensor_t tx = {xp, dtype, rank, c.shape.data(), nullptr};
+        const lrelu_tensor_t ty = {yp, dtype, rank, c.shape.data(), nullptr};
+        for (const Setting& r : Settings()) {
+          const std::string what =
+              std::string(lrelu_dtype_name(dtype)) + " C " +
+              std::to_string(c.ashape[0]) + " lead " + std::to_string(lead) +
+              " " + r.target + " threads " + std::to_string(r.threads);
+          const lrelu_options_t o = Options(r);
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, &o), LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          Tensor y = x;
+          std::memcpy(y.bytes.data(), yp, y.bytes.size());
+          CheckForward(x, alpha, y, what);
+          // dx with dy = x: the same rule on dy's values.
+          ASSERT_EQ(lrelu_prelu_backward(&tx, &tx, &ta, &ty, nullptr, &o),
+                    LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          std::memcpy(y.bytes.data(), yp, y.bytes.size());
+          CheckForward(x, alpha, y, what + " dx");
+        }
+      }
+    }
+  }
+}
+
 // Outputs of 8 MiB and more are written with non-temporal stores from the
 // first vector-aligned element on. The output here starts one element past
 // a 64-byte boundary, and 32 bytes further: its 32-byte-aligned body then

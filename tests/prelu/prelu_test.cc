@@ -501,8 +501,9 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
 // parity once per call (cpu/prelu_rows.cc SplitAlphas: up to 2048 alphas
 // with the slack) and those it permutes per vector (more), rows of one
 // alpha per element (period == n) and rows that start one element off a
-// vector (the first vector's alpha index is odd), on every target and
-// thread count, forward and dx against the oracle.
+// vector (the first vector's alpha index is odd), and the 128 alphas the
+// rows keep in registers, on every target and thread count, forward and dx
+// against the oracle.
 TEST(Prelu, RowsWithSplitAndPermutedAlphas) {
   std::mt19937_64 rng(2032);
   for (lrelu_dtype_t dtype : AllDTypes()) {
@@ -514,6 +515,7 @@ TEST(Prelu, RowsWithSplitAndPermutedAlphas) {
         {{3, 2032}, {2032}},  // 2032 + 16 alphas: split
         {{3, 2033}, {2033}},  // one more: permuted
         {{2, 777}, {777}},    // odd period: the parity changes at the wrap
+        {{5, 128}, {128}},    // eight vectors of alphas held in registers
         {{2047}, {2047}},     // one alpha per element
         {{3000}, {3000}},     // one alpha per element, permuted
     };

@@ -120,14 +120,20 @@ WHY_AVX512 = {
                  'runs of this block',
 }
 
+
+def _met_here(measured):
+    """The reason shown for a goal both runs on this CPU met: none known."""
+    return (f'met in both runs of 2026-12-02 ({measured}): a miss here has '
+            'not been analysed on this CPU')
+
+
 # Where the run's CPU is an AMD one with AVX-512 (Zen 5 here; Highway's
 # AVX3 kernels), the reasons that differ from the AVX2 machine's
 # (bench/report/limits-amd-avx512.md). It sets every key WHY_AVX512 sets:
 # the Xeon's reasons do not hold here.
 WHY_AMD_AVX512 = {
-    'small': 'met in both runs of 2026-12-02 (the one call 1.04 and 1.14 '
-             'of memcpy at 1 Ki, lrelu_execute 0.98 and 1.04): a miss here '
-             'has not been analysed on this CPU',
+    'small': _met_here('the one call 1.04 and 1.14 of memcpy at 1 Ki, '
+                       'lrelu_execute 0.98 and 1.04'),
     'bf16': 'vector ALU: the exact rounding takes 13 vector operations '
             'per 32 elements, which Zen 5 issues about four a cycle '
             '(~3.4 cycles per 32 elements at ~3.9 GHz, 0.028-0.030 '
@@ -152,15 +158,9 @@ WHY_AMD_AVX512 = {
            'output streamed (8 MiB) until 2026-12-02 and read 1.11 of '
            'XNNPACK\'s time, since it stays in the L3 (half the L3 per '
            'task, cpu/stream_bytes.h): 0.87',
-    'f16_2T': 'met in both runs of 2026-12-02 (0.80-0.96 of XNNPACK\'s '
-              'time at 4 Mi): a miss here has not been analysed on this '
-              'CPU',
-    'bf16_2T': 'met in both runs of 2026-12-02 (1.13-1.26 of the '
-               'two-thread copy at 4 Mi): a miss here has not been '
-               'analysed on this CPU',
-    'f16_small': 'met in both runs of 2026-12-02 (0.80-0.92 of XNNPACK\'s '
-                 'time at 1 Ki): a miss here has not been analysed on '
-                 'this CPU',
+    'f16_2T': _met_here('0.80-0.96 of XNNPACK\'s time at 4 Mi'),
+    'bf16_2T': _met_here('1.13-1.26 of the two-thread copy at 4 Mi'),
+    'f16_small': _met_here('0.80-0.92 of XNNPACK\'s time at 1 Ki'),
 }
 
 # The reasons of the machine being reported (use_machine).

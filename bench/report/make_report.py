@@ -66,14 +66,14 @@ def is_amd(cpu):
     return 'AMD' in cpu
 
 
-def page_for(cpu):
-    """The page a run on `cpu` writes by default: one per kind of machine
-    (docs/performance.md: AMD without AVX-512; -avx512: Intel with it;
-    -amd-avx512: AMD with it)."""
+def machine_suffix(cpu):
+    """The kind of machine, as the suffix of its page and of its limits
+    (docs/performance{suffix}.md, bench/report/limits{suffix}.md): '' for
+    AMD without AVX-512, '-avx512' for Intel with it, '-amd-avx512' for AMD
+    with it."""
     if not has_avx512(cpu):
-        return 'docs/performance.md'
-    return ('docs/performance-amd-avx512.md' if is_amd(cpu) else
-            'docs/performance-avx512.md')
+        return ''
+    return '-amd-avx512' if is_amd(cpu) else '-avx512'
 
 
 def other_runs(doc):
@@ -172,8 +172,7 @@ def build(merged, command, plot_name, doc='docs/performance.md'):
               'rows that agree are listed once.', '',
               tables.correctness_table(merged['correctness']), '']
     # Hand-measured limits (bench/kernel_limits), kept across regenerations.
-    limits = ('limits.md' if not avx512 else
-              'limits-amd-avx512.md' if is_amd(cpu) else 'limits-avx512.md')
+    limits = f'limits{machine_suffix(cpu)}.md'
     with open(os.path.join(HERE, limits)) as f:
         parts += [f.read().strip(), '']
     with open(os.path.join(HERE, 'method.md')) as f:
@@ -199,7 +198,7 @@ def main():
         raise SystemExit('no results to report')
     if a.doc is None:
         cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '')
-        a.doc = page_for(cpu)
+        a.doc = f'docs/performance{machine_suffix(cpu)}.md'
     os.makedirs(a.out_dir, exist_ok=True)
     plot_path = os.path.join(a.out_dir, 'performance.png')
     plot.plot(merged['records'], plot_path)

@@ -223,12 +223,11 @@ HWY_INLINE size_t SplitAlphas(const float* alpha, size_t count, float* split) {
   for (size_t t = 0; t < count; t += 32) {
     // Masked loads: nothing past alpha[count - 1] is read.
     const size_t left = count - t;
-    const auto low =
-        static_cast<__mmask16>(left >= 16 ? 0xffffu : (1u << left) - 1u);
-    const auto high =
-        static_cast<__mmask16>(left >= 32   ? 0xffffu
-                               : left <= 16 ? 0u
-                                            : (1u << (left - 16)) - 1u);
+    const auto first = [](size_t k) {  // the first k of 16 lanes
+      return static_cast<__mmask16>(k >= 16 ? 0xffffu : (1u << k) - 1u);
+    };
+    const __mmask16 low = first(left);
+    const __mmask16 high = first(left > 16 ? left - 16 : 0);
     const __m512 a0 = _mm512_maskz_loadu_ps(low, alpha + t);
     const __m512 a1 = _mm512_maskz_loadu_ps(high, alpha + t + 16);
     _mm512_storeu_ps(split + t / 2, _mm512_permutex2var_ps(a0, even, a1));

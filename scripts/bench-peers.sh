@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Benchmarks lrelu against the copy limits and its peers (oneDNN, XNNPACK,
 # Eigen, a plain loop; PyTorch, NumPy, ONNX Runtime from Python) and writes
-# docs/performance.md (docs/performance-avx512.md on an Intel CPU with
-# AVX-512, docs/performance-amd-avx512.md on an AMD one), its plot and
-# out/bench/*.
+# docs/performance.md (docs/performance-amd-zen1.md on a Zen 1 EPYC,
+# docs/performance-avx512.md on an Intel CPU with AVX-512,
+# docs/performance-amd-avx512.md on an AMD one), its plot and out/bench/*.
 #
 #   scripts/bench-peers.sh [--quick] [--doc FILE] [harness options, e.g. --sizes contract]
 #
 # --quick: fewer rounds and shorter batches, no retries (a smoke run, < 2 min).
 # --doc FILE: the page to write; by default the run's CPU picks it
-# (make_report.py: docs/performance.md without AVX-512,
-# docs/performance-avx512.md or docs/performance-amd-avx512.md with it), so
+# (make_report.py: docs/performance.md or docs/performance-amd-zen1.md
+# without AVX-512, docs/performance-avx512.md or
+# docs/performance-amd-avx512.md with it), so
 # a run on one kind of machine keeps the others' pages.
 # Other options go to both harnesses (--sizes, --dtypes, --threads, ...).
 # Peers are installed by bench/setup-peers.sh; missing ones are skipped.

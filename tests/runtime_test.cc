@@ -161,24 +161,56 @@ TEST(Tiling, RangesCoverEverythingOnBlockEdges) {
             cpu::MinTaskBytes(LRELU_DTYPE_FLOAT32));
 }
 
-// The streaming threshold: the L2's size on Intel CPUs with AVX-512 (within
-// kMinStreamBytes .. 8 MiB), half the L3 on AMD CPUs with AVX-512 (within
-// 8 .. 16 MiB), 8 MiB elsewhere or when the cache's size is unknown.
+// The streaming threshold: the L2's size per task on Intel CPUs with
+// AVX-512 (within kMinStreamBytes .. 8 MiB), half the L3 per task on AMD
+// CPUs with AVX-512 (within 8 .. 16 MiB), half the L3 for the whole call on
+// other AMD CPUs whose L3 is under 16 MiB, 8 MiB per task elsewhere or when
+// the cache's size is unknown.
 TEST(Tiling, StreamThresholdFollowsTheCacheThatKeepsOutputs) {
   constexpr size_t kMiB = size_t{1} << 20;
-  EXPECT_EQ(cpu::StreamBytesFor({false, 2 * kMiB}), 8 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({true, 2 * kMiB}), 2 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({true, size_t{1280} << 10}),
-            size_t{1280} << 10);
-  EXPECT_EQ(cpu::StreamBytesFor({true, 0}), 8 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({true, size_t{256} << 10}), kMiB / 2);
-  EXPECT_EQ(cpu::StreamBytesFor({true, 32 * kMiB}), 8 * kMiB);
-  // AMD with AVX-512: half the L3, between 8 and 16 MiB; the L2 is not used.
-  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 32 * kMiB}), 16 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 256 * kMiB}), 16 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 8 * kMiB}), 8 * kMiB);
-  EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 0}), 8 * kMiB);
-  EXPECT_EQ(cpu::StreamBytes(), cpu::StreamBytesFor(cpu::ThisCpu()));
+  for (size_t tasks : {1, 2, 3}) {
+    SCOPED_TRACE(tasks);
+    EXPECT_EQ(cpu::StreamBytesFor({false, 2 * kMiB}, tasks), tasks * 8 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({true, 2 * kMiB}, tasks), tasks * 2 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({true, size_t{1280} << 10}, tasks),
+              tasks * (size_t{1280} << 10));
+    EXPECT_EQ(cpu::StreamBytesFor({true, 0}, tasks), tasks * 8 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({true, size_t{256} << 10}, tasks),
+              tasks * kMiB / 2);
+    EXPECT_EQ(cpu::StreamBytesFor({true, 32 * kMiB}, tasks), tasks * 8 * kMiB);
+    // AMD with AVX-512: half the L3 per task, between 8 and 16 MiB; the L2
+    // is not used.
+    EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 32 * kMiB, true}, tasks),
+              tasks * 16 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 256 * kMiB, true}, tasks),
+              tasks * 16 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 8 * kMiB, true}, tasks),
+              tasks * 8 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({false, kMiB, true, 0, true}, tasks),
+              tasks * 8 * kMiB);
+    // Other AMD CPUs: half a small L3 for the call, whatever its tasks;
+    // from 16 MiB of L3 (or unknown), 8 MiB per task.
+    const size_t half_l2 = kMiB / 2;
+    EXPECT_EQ(
+        cpu::StreamBytesFor({false, half_l2, false, 8 * kMiB, true}, tasks),
+        4 * kMiB);
+    EXPECT_EQ(
+        cpu::StreamBytesFor({false, half_l2, false, kMiB / 2, true}, tasks),
+        cpu::kMinStreamBytes);
+    EXPECT_EQ(
+        cpu::StreamBytesFor({false, half_l2, false, 16 * kMiB, true}, tasks),
+        tasks * 8 * kMiB);
+    EXPECT_EQ(
+        cpu::StreamBytesFor({false, half_l2, false, 32 * kMiB, true}, tasks),
+        tasks * 8 * kMiB);
+    EXPECT_EQ(cpu::StreamBytesFor({false, half_l2, false, 0, true}, tasks),
+              tasks * 8 * kMiB);
+    // The same small L3 on a CPU not known as AMD: the default.
+    EXPECT_EQ(cpu::StreamBytesFor({false, half_l2, false, 8 * kMiB}, tasks),
+              tasks * 8 * kMiB);
+    EXPECT_EQ(cpu::StreamBytes(tasks),
+              cpu::StreamBytesFor(cpu::ThisCpu(), tasks));
+  }
 }
 
 // The own pool runs every task exactly once, on no more threads than asked.

@@ -124,16 +124,26 @@ double LoadMonitor::Stop() const {
 }
 
 std::string DescribeCpu() {
+  // The model name alone can be a hypervisor's generic one ("AMD EPYC"):
+  // the family and model say which microarchitecture ran.
+  std::string name;
+  std::string family;
   std::string model;
   std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
+  for (std::string line; std::getline(in, line) && line != "";) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos || colon + 2 > line.size()) continue;
+    const std::string value = line.substr(colon + 2);
+    if (line.rfind("model name", 0) == 0) name = value;
+    if (line.rfind("cpu family", 0) == 0) family = value;
+    if (line.rfind("model\t", 0) == 0) model = value;
   }
   std::ostringstream out;
-  out << model << "; " << sysconf(_SC_NPROCESSORS_ONLN) << " CPUs";
+  out << name;
+  if (!family.empty() && !model.empty()) {
+    out << " (family " << family << ", model " << model << ")";
+  }
+  out << "; " << sysconf(_SC_NPROCESSORS_ONLN) << " CPUs";
   const char* base = "/sys/devices/system/cpu/cpu0/cache/index";
   for (int i = 0; i < 4; ++i) {
     const std::string dir = base + std::to_string(i);

@@ -163,17 +163,23 @@ WHY_AMD_AVX512 = {
     'f16_small': _met_here('0.80-0.92 of XNNPACK\'s time at 1 Ki'),
 }
 
+# Where the run's CPU is a Zen 1 EPYC (AVX2 + F16C, 128-bit vector units,
+# 8 MiB of L3 per core complex), the reasons that differ from the Zen 3
+# machine's (bench/report/limits-amd-zen1.md).
+WHY_AMD_ZEN1 = {
+}
+
 # The reasons of the machine being reported (use_machine).
 WHY = dict(WHY_AVX2)
 
 
-def use_machine(avx512, amd=False):
-    """Selects the reasons for a run on a CPU with AVX-512 or without (an
-    AMD or an Intel one)."""
+def use_machine(suffix):
+    """Selects the reasons for a run on the kind of machine that
+    make_report.machine_suffix names ('' the AVX2 AMD EPYC)."""
     WHY.clear()
     WHY.update(WHY_AVX2)
-    if avx512:
-        WHY.update(WHY_AMD_AVX512 if amd else WHY_AVX512)
+    WHY.update({'-avx512': WHY_AVX512, '-amd-avx512': WHY_AMD_AVX512,
+                '-amd-zen1': WHY_AMD_ZEN1}.get(suffix, {}))
 
 
 def _cpp(records, dtype, n):

@@ -66,12 +66,23 @@ def is_amd(cpu):
     return 'AMD' in cpu
 
 
+def family_model(cpu):
+    """(family, model) from the run's CPU line, or None (runs before
+    2026-12-05 did not record them)."""
+    m = re.search(r'\(family (\d+), model (\d+)\)', cpu)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def machine_suffix(cpu):
     """The kind of machine, as the suffix of its page and of its limits
     (docs/performance{suffix}.md, bench/report/limits{suffix}.md): '' for
-    AMD without AVX-512, '-avx512' for Intel with it, '-amd-avx512' for AMD
-    with it."""
+    AMD without AVX-512 (Zen 3 and the like), '-amd-zen1' for AMD family 23
+    below model 0x30 (Zen 1 and Zen+: 128-bit vector units), '-avx512' for
+    Intel with AVX-512, '-amd-avx512' for AMD with it."""
     if not has_avx512(cpu):
+        fm = family_model(cpu)
+        if is_amd(cpu) and fm is not None and fm[0] == 23 and fm[1] < 0x30:
+            return '-amd-zen1'
         return ''
     return '-amd-avx512' if is_amd(cpu) else '-avx512'
 
@@ -103,8 +114,7 @@ def build(merged, command, plot_name, doc='docs/performance.md'):
     sizes = sorted({r['n'] for r in records})
     picks = {1 << 10, 256 << 10, 64 << 20}
     cpu = next((m['cpu'] for m in merged['meta'] if 'cpu' in m), '?')
-    avx512 = has_avx512(cpu)
-    goals.use_machine(avx512, is_amd(cpu))
+    goals.use_machine(machine_suffix(cpu))
     g, earlier = goals.all_goals(records, dtypes, sizes)
     noisy = sum(1 for r in records if r.get('supported') and r['noisy'])
     parts = [
@@ -187,10 +197,9 @@ def main():
     p.add_argument('--py', default='out/bench/py.json')
     p.add_argument('--out-dir', default='out/bench')
     p.add_argument('--doc', default=None,
-                   help='default: docs/performance.md, or '
-                        'docs/performance-avx512.md (Intel) or '
-                        'docs/performance-amd-avx512.md (AMD) for a run on '
-                        'a CPU with AVX-512')
+                   help='default: docs/performance{suffix}.md for the kind '
+                        'of machine that ran (machine_suffix: \'\' AMD '
+                        'with AVX2, -amd-zen1, -avx512 Intel, -amd-avx512)')
     p.add_argument('--command', default='scripts/bench-peers.sh')
     a = p.parse_args()
     merged = results.merge(results.load([a.cpp, a.py]))

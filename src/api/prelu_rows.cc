@@ -425,7 +425,7 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   // Non-temporal stores for large outputs that are not an input (in place,
   // the lines are read anyway).
   const bool stream = static_cast<size_t>(p.n) * lrelu_dtype_size(p.dtype) >=
-                          cpu::StreamBytes() &&
+                          cpu::StreamBytes(1) &&
                       p.out != p.x && p.out != p.v;
   const int d = cpu::DTypeIndex(p.dtype);
   const cpu::PreluRowTable& rows = cpu::PreluRowsFor(target);

@@ -180,7 +180,7 @@ lrelu_status_t CpuPlan(const lrelu_options_t& options, Plan* plan) {
         cpu::ChooseTasks(out_bytes * operands, max_tasks, min_task_bytes);
   }
   const bool stream = variant == Variant::kContiguous && !p.in_place &&
-                      out_bytes >= cpu::StreamBytes() * plan->tasks;
+                      out_bytes >= cpu::StreamBytes(plan->tasks);
   if (plan->tasks > 1) {
     state.pieces =
         cpu::ChoosePieces(out_bytes * operands, plan->tasks, min_task_bytes);

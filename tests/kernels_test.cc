@@ -51,6 +51,7 @@ using ::lrelu::cpu::HWY_NAMESPACE::RuleBounded;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16RoundTrip;
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
+using ::lrelu::cpu::HWY_NAMESPACE::HalfRoundTripOrExact;
 using ::lrelu::cpu::HWY_NAMESPACE::InvalidFlagRaised;
 using ::lrelu::cpu::HWY_NAMESPACE::RaiseInvalidFlag;
 using ::lrelu::cpu::HWY_NAMESPACE::RoundTripRaisesInvalid;
@@ -346,11 +347,13 @@ HWY_NOINLINE void TestHalfRoundTrip() {
     fprintf(stderr, "MXCSR's invalid flag is not raised here (an emulator?)\n");
   }
   hn::ForPartialVectors<TestRoundTripOnPartialVectors>()(float());
-  // The table's kernel on all 65,536 patterns out of place (signalling NaNs
-  // in the unrolled body, so the exact kernel redoes the task), and on the
-  // non-signalling ones alone (the round trip's result stands): the
-  // oracle's bits either way, and the caller's invalid flag as it was, or
-  // raised by the signalling NaNs.
+  // The table's kernel (the round trip, or on Zen 1 the exact kernel:
+  // HalfRoundTripPays) and the round trip itself where the flag works, on
+  // all 65,536 patterns out of place (signalling NaNs in the unrolled body,
+  // so the exact kernel redoes the task), and on the non-signalling ones
+  // alone (the round trip's result stands): the oracle's bits either way,
+  // and the caller's invalid flag as it was, or raised by the signalling
+  // NaNs.
   KernelTable table;
   FillKernelTable(&table);
   const int t = DTypeIndex(LRELU_DTYPE_FLOAT16);
@@ -361,7 +364,9 @@ HWY_NOINLINE void TestHalfRoundTrip() {
   }
   const std::vector<uint16_t>* inputs[] = {&all, &quiet};
   for (const std::vector<uint16_t>* x : inputs) {
-    for (int stream = 0; stream < 2; ++stream) {
+    for (int run = 0; run < 4; ++run) {
+      const int stream = run % 2;
+      const bool from_table = run < 2;
       for (bool caller_flag : {false, true}) {
         for (double alpha : {0.01, 1.5}) {
           std::vector<uint16_t> y(x->size() + 8);
@@ -374,7 +379,13 @@ HWY_NOINLINE void TestHalfRoundTrip() {
           args.alpha = alpha;
           args.dtype = LRELU_DTYPE_FLOAT16;
           SetInvalidFlag(caller_flag);
-          table.forward[t][stream][1](args);
+          if (from_table) {
+            table.forward[t][stream][1](args);
+          } else if (stream == 1) {
+            HalfRoundTripOrExact<true>(args, flag_works);
+          } else {
+            HalfRoundTripOrExact<false>(args, flag_works);
+          }
           const bool flag = InvalidFlagRaised();
           SetInvalidFlag(false);
           EXPECT_EQ(lt::CompareWithReference(LRELU_DTYPE_FLOAT16, x->data(),
@@ -382,11 +393,13 @@ HWY_NOINLINE void TestHalfRoundTrip() {
                                              alpha),
                     "")
               << "signalling NaNs " << (x == &all) << " stream " << stream
-              << " alpha " << alpha << " " << hwy::TargetName(HWY_TARGET);
+              << " table " << from_table << " alpha " << alpha << " "
+              << hwy::TargetName(HWY_TARGET);
           if (flag_works) {
             EXPECT_EQ(flag, caller_flag || x == &all)
                 << "signalling NaNs " << (x == &all) << " caller's flag "
-                << caller_flag << " " << hwy::TargetName(HWY_TARGET);
+                << caller_flag << " table " << from_table << " "
+                << hwy::TargetName(HWY_TARGET);
           }
         }
       }

@@ -425,12 +425,12 @@ inline bool RoundTripRaisesInvalid() {
 // exact kernel does the task then, within 4% of the round trip there.
 // In place, and elsewhere, the exact kernel only. The flag stays as the
 // caller left it, or raised by signalling NaNs in x.
+// use_round_trip: the flag works and the round trip pays on this CPU.
 template <bool kStream>
-void HalfRoundTripChecked(const KernelArgs& args) {
+void HalfRoundTripOrExact(const KernelArgs& args, bool use_round_trip) {
   using Exact = RuleFloat16<true>;
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
-  static const bool flag_works = RoundTripRaisesInvalid();
-  if (args.out != args.v && flag_works && !InvalidFlagRaised()) {
+  if (args.out != args.v && use_round_trip && !InvalidFlagRaised()) {
     Contiguous<RuleFloat16RoundTrip, true, kStream>(args);
     // Every conversion above is before the flag is read: the results are
     // stored, and the compiler may not move stores past this barrier.
@@ -438,8 +438,22 @@ void HalfRoundTripChecked(const KernelArgs& args) {
     if (InvalidFlagRaised()) Contiguous<Exact, true, kStream>(args);
     return;
   }
+#else
+  (void)use_round_trip;
 #endif
   Contiguous<Exact, true, kStream>(args);
+}
+
+// The exact kernel alone where the round trip does not pay (Zen 1:
+// HalfRoundTripPays) or the flag does not work.
+template <bool kStream>
+void HalfRoundTripChecked(const KernelArgs& args) {
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+  static const bool use = HalfRoundTripPays() && RoundTripRaisesInvalid();
+#else
+  constexpr bool use = false;
+#endif
+  HalfRoundTripOrExact<kStream>(args, use);
 }
 
 // The forward kernel of a rule for positive finite alpha.

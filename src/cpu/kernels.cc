@@ -29,6 +29,15 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace lrelu::cpu {
 
+bool HalfRoundTripPays() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();  // also right from a static constructor
+  return !__builtin_cpu_is("znver1");
+#else
+  return true;
+#endif
+}
+
 HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FillKernelTable);
 

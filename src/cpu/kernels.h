@@ -49,6 +49,15 @@ struct KernelTable {
   KernelFn backward[kNumDTypes][2][2];
 };
 
+// Whether float16's forward pass for a positive alpha out of place may take
+// the round trip through float32 (XNNPACK's schedule, which widens from
+// memory; kernels-inl.h) rather than the exact kernel: everywhere F16C
+// converts, except on Zen 1 (AMD family 23 below model 0x30), where widening
+// from a register is the quicker form and the exact kernel, which widens
+// from one, ran 0.92-0.96 of the round trip's time from L1 to 256 Ki
+// (bench/kernel_limits) without its two reads of the MXCSR a call.
+bool HalfRoundTripPays();
+
 // A Highway target (one HWY_* bit) compiled in and runnable on this CPU.
 struct Target {
   int64_t bit;

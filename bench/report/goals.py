@@ -167,6 +167,26 @@ WHY_AMD_AVX512 = {
 # 8 MiB of L3 per core complex), the reasons that differ from the Zen 3
 # machine's (bench/report/limits-amd-zen1.md).
 WHY_AMD_ZEN1 = {
+    'small': 'the kernel alone takes the budget: Zen 1 stores 16 bytes a '
+             'cycle, so at 1 Ki the kernel takes ~125 ns, 1.17x a 32-byte '
+             'copy loop from L1 (limits below), against glibc memcpy\'s '
+             '~113 ns, which leaves the planned call\'s 10% no room; on 16 '
+             'elements lrelu_execute costs 36 ns and the one call 59 ns '
+             '(`lrelu_small_call --n 16`), a quarter of whose samples are '
+             'the MXCSR read that contract v1\'s environment check needs '
+             '(perf)',
+    'bf16': 'vector ALU: the exact rounding without bfloat16 instructions '
+            'takes 16 vector operations per 16 elements, 32 half-width '
+            'ones on Zen 1, ~11 cycles at ~2.45 GHz (0.28 ns an element in '
+            'L1 and L2 alike), while XNNPACK\'s float16 schedule is bound '
+            'by the F16C conversions at ~9.7 cycles: the kernel is '
+            '1.13-1.14x that schedule and ~4.1x a 32-byte copy loop in '
+            'cache (limits below); matching the schedule needs 14 '
+            'operations or fewer and 1.3x the copy about a third of them, '
+            'and exact rounding leaves one to save at most',
+    'f16': 'the kernel runs at the F16C conversions\' speed (limits below: '
+           'the exact kernel 3.13-3.19x the copy at 16 Ki and 256 Ki, '
+           'XNNPACK\'s schedule 3.61-3.63x)',
 }
 
 # The reasons of the machine being reported (use_machine).

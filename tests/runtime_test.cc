@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu/cpu_kind.h"
 #include "cpu/stream_bytes.h"
 #include "cpu/thread_pool.h"
 #include "cpu/tiling.h"
@@ -159,6 +160,17 @@ TEST(Tiling, RangesCoverEverythingOnBlockEdges) {
   EXPECT_EQ(cpu::ChoosePieces(1 << 30, 2, 1000), 2 * cpu::kPiecesPerThread);
   EXPECT_LT(cpu::MinTaskBytes(LRELU_DTYPE_FLOAT16),
             cpu::MinTaskBytes(LRELU_DTYPE_FLOAT32));
+  // 16-bit tasks: half float32's bytes, an eighth on Zen 1.
+  for (bool zen1 : {false, true}) {
+    EXPECT_EQ(cpu::MinTaskBytesFor(LRELU_DTYPE_FLOAT32, zen1), cpu::kTaskBytes);
+    EXPECT_EQ(cpu::MinTaskBytesFor(LRELU_DTYPE_FLOAT64, zen1), cpu::kTaskBytes);
+    for (lrelu_dtype_t d : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+      EXPECT_EQ(cpu::MinTaskBytesFor(d, zen1),
+                cpu::kTaskBytes / (zen1 ? 8 : 2));
+    }
+  }
+  EXPECT_EQ(cpu::MinTaskBytes(LRELU_DTYPE_BFLOAT16),
+            cpu::MinTaskBytesFor(LRELU_DTYPE_BFLOAT16, cpu::IsZen1()));
 }
 
 // The streaming threshold: the L2's size per task on Intel CPUs with

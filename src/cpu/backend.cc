@@ -288,9 +288,7 @@ bool CpuRunUnplanned(const DenseRun& run) {
   const size_t elem = ElemSize(run.dtype);
   const size_t operands = run.op == Op::kForward ? 2 : 3;
   const auto n = static_cast<size_t>(run.n);
-  static_assert(cpu::MinTaskBytes(LRELU_DTYPE_FLOAT32) <=
-                    cpu::kMinStreamBytes &&
-                cpu::MinTaskBytes(LRELU_DTYPE_FLOAT64) <= cpu::kMinStreamBytes);
+  static_assert(cpu::kTaskBytes <= cpu::kMinStreamBytes);
   if (n * elem * operands >= 2 * cpu::MinTaskBytes(run.dtype)) return false;
   cpu::DefaultFloatEnv env;
 #if defined(__x86_64__)

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_kind.h"
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -29,14 +31,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace lrelu::cpu {
 
-bool HalfRoundTripPays() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();  // also right from a static constructor
-  return !__builtin_cpu_is("znver1");
-#else
-  return true;
-#endif
-}
+bool HalfRoundTripPays() { return !IsZen1(); }
 
 HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FillKernelTable);

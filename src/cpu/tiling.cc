@@ -2,7 +2,13 @@
 
 #include <algorithm>
 
+#include "cpu/cpu_kind.h"
+
 namespace lrelu::cpu {
+
+size_t MinTaskBytes(lrelu_dtype_t dtype) {
+  return MinTaskBytesFor(dtype, IsZen1());
+}
 
 Range SplitRange(size_t n, size_t head, size_t block, size_t tasks,
                  size_t index) {

@@ -27,15 +27,26 @@ Range SplitRange(size_t n, size_t head, size_t block, size_t tasks,
 size_t ChooseTasks(size_t bytes, size_t max_tasks, size_t min_task_bytes);
 
 // Bytes moved (read + written) below which a second thread costs more than
-// it saves. float16/bfloat16 kernels take about twice the time per byte of
-// float32 in cache (docs/performance.md, 256 Ki, 1 thread: 2.05 and 1.86 vs
-// 0.96 the copy), so their tasks pay off at half the bytes.
-constexpr size_t MinTaskBytes(lrelu_dtype_t dtype) {
-  constexpr size_t kBase = size_t{256} << 10;
-  return dtype == LRELU_DTYPE_FLOAT16 || dtype == LRELU_DTYPE_BFLOAT16
-             ? kBase / 2
-             : kBase;
+// it saves, for float32 and float64.
+constexpr size_t kTaskBytes = size_t{256} << 10;
+
+// The same for `dtype` on a CPU that is Zen 1 (IsZen1) or not.
+// float16/bfloat16 kernels take about twice the time per byte of float32
+// in cache (docs/performance.md, 256 Ki, 1 thread: 2.05 and 1.86 vs 0.96
+// the copy), so their tasks pay off at half the bytes. On Zen 1 they take
+// three to four times float32's (bench/report/limits-amd-zen1.md): with
+// an eighth, 16 Ki elements (64 KiB moved) on two threads took 0.61-0.66
+// of one thread's time (`lrelu_small_call`), where half kept them on one
+// thread; a sixteenth split 8 Ki elements too, which did not pay.
+constexpr size_t MinTaskBytesFor(lrelu_dtype_t dtype, bool zen1) {
+  if (dtype != LRELU_DTYPE_FLOAT16 && dtype != LRELU_DTYPE_BFLOAT16) {
+    return kTaskBytes;
+  }
+  return zen1 ? kTaskBytes / 8 : kTaskBytes / 2;
 }
+
+// MinTaskBytesFor this CPU.
+size_t MinTaskBytes(lrelu_dtype_t dtype);
 
 // Pieces the own pool runs for a call of `tasks` threads: up to
 // kPiecesPerThread per thread, none below min_task_bytes. The threads claim

@@ -312,14 +312,6 @@ HWY_INLINE WordAlphas Deinterleaved(__m512 a0, __m512 a1, __m512 a2,
            _mm512_permutex2var_ps(a2, odd, a3)}};
 }
 
-// A row's alphas split by parity once per call, so that its vectors load
-// their even and odd alphas instead of permuting them. On Zen 5 the four
-// permutes per 64 elements made NHWC rows of 512 bfloat16 channels
-// 1.4-2.6x LeakyReLU's time out of cache (16 Mi elements; 0.95-1.04x
-// split) and 1.34-1.58x in cache (64 Ki; 1.23-1.37x split). Rows whose
-// alphas (with the slack) exceed kSplitAlphas keep the permutes.
-constexpr size_t kSplitAlphas = 2048;
-
 // Splits alpha[0, count) (count <= kSplitAlphas): alpha[2m] to split[m],
 // alpha[2m + 1] to split[half + m], half = the returned offset.
 HWY_INLINE size_t SplitAlphas(const float* alpha, size_t count, float* split) {
@@ -342,10 +334,42 @@ HWY_INLINE size_t SplitAlphas(const float* alpha, size_t count, float* split) {
   return half;
 }
 
+#endif
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
+    HWY_TARGET == HWY_AVX2
+// A row's alphas split by parity once per call, so that its vectors load
+// their even and odd alphas instead of permuting them. On Zen 5 the four
+// permutes per 64 elements made NHWC rows of 512 bfloat16 channels
+// 1.4-2.6x LeakyReLU's time out of cache (16 Mi elements; 0.95-1.04x
+// split) and 1.34-1.58x in cache (64 Ki; 1.23-1.37x split). Rows whose
+// alphas (with the slack) exceed kSplitAlphas keep the permutes. AVX2's
+// rows (Pairs4) split theirs the same way.
+constexpr size_t kSplitAlphas = 2048;
+
+#if HWY_TARGET == HWY_AVX2
+// Splits alpha[0, count) (count <= kSplitAlphas): alpha[2m] to split[m],
+// alpha[2m + 1] to split[half + m], half = the returned offset; 16 alphas
+// a step, the rest one by one.
+HWY_INLINE size_t SplitAlphas(const float* alpha, size_t count, float* split) {
+  const size_t half = (count + 15) / 16 * 8;
+  const hn::Full256<float> df;
+  size_t t = 0;
+  for (; t + 16 <= count; t += 16) {
+    const auto a0 = hn::LoadU(df, alpha + t);
+    const auto a1 = hn::LoadU(df, alpha + t + 8);
+    hn::StoreU(hn::ConcatEven(df, a1, a0), df, split + t / 2);
+    hn::StoreU(hn::ConcatOdd(df, a1, a0), df, split + half + t / 2);
+  }
+  for (; t < count; ++t) split[(t % 2 == 0 ? 0 : half) + t / 2] = alpha[t];
+  return half;
+}
+#endif
+
 // Where the even lanes' and the odd lanes' alphas of the vectors from alpha
 // index j lie in SplitAlphas' copies (each vector reads 16 floats of each
 // walk, the next vector the 16 after; all from indices below j + 64 for
-// the first 64 elements, and so on).
+// the first 64 elements, and so on; on AVX2 8 floats and j + 32).
 struct SplitWalk {
   const float* even;
   const float* odd;
@@ -537,14 +561,15 @@ void Row(const PreluRowArgs& args) {
       }
     }
   }
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
+    HWY_TARGET == HWY_AVX2
   // The alphas this row reads (with the slack past period), split once.
-  alignas(64) float split[kWords<R> ? kSplitAlphas : 1];
+  constexpr bool kSplit = kWords<R> || kPairs<R>;
+  alignas(64) float split[kSplit ? kSplitAlphas : 1];
   size_t half = 0;
   const size_t count = period == n ? n : period + kAlphaSlack;
-  const bool use_split =
-      kWords<R> && count <= kSplitAlphas && i + 4 * lanes <= n;
-  if constexpr (kWords<R>) {
+  const bool use_split = kSplit && count <= kSplitAlphas && i + 4 * lanes <= n;
+  if constexpr (kSplit) {
     if (use_split) half = SplitAlphas(a, count, split);
   }
 #endif
@@ -567,6 +592,23 @@ void Row(const PreluRowArgs& args) {
           Words4<kForward, kStream>(v + i, s + i, out + i, e, o);
           even += 32;
           odd += 32;
+        }
+      }
+    }
+#elif HWY_TARGET == HWY_AVX2
+    if constexpr (kPairs<R>) {
+      if (use_split && i + 4 * lanes <= stop) {
+        // As above, 8 alphas of each walk a 16-lane vector.
+        const SplitWalk walk = SplitAt(split, half, j);
+        const float* even = walk.even;
+        const float* odd = walk.odd;
+        for (; i + 4 * lanes <= stop; i += 4 * lanes, j += 4 * lanes) {
+          const PairAlphas p = {
+              {_mm256_loadu_ps(even), _mm256_loadu_ps(even + 8)},
+              {_mm256_loadu_ps(odd), _mm256_loadu_ps(odd + 8)}};
+          Pairs4<kForward, kStream>(v + i, s + i, out + i, p);
+          even += 16;
+          odd += 16;
         }
       }
     }

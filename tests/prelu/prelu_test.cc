@@ -516,8 +516,13 @@ TEST(Prelu, RowsWithSplitAndPermutedAlphas) {
         {{3, 2033}, {2033}},  // one more: permuted
         {{2, 777}, {777}},    // odd period: the parity changes at the wrap
         {{5, 128}, {128}},    // eight vectors of alphas held in registers
-        {{2047}, {2047}},     // one alpha per element
-        {{3000}, {3000}},     // one alpha per element, permuted
+        // period % 16 >= 10 over nine rows: some 32-element steps read the
+        // split copies' last, partial group of 16 alphas (AVX2's
+        // SplitAlphas copies it lane by lane)
+        {{9, 58}, {58}},
+        {{9, 1019}, {1019}},
+        {{2047}, {2047}},  // one alpha per element
+        {{3000}, {3000}},  // one alpha per element, permuted
     };
     for (const Case& c : cases) {
       Tensor x = Random(dtype, c.shape, rng, true);

@@ -187,6 +187,20 @@ WHY_AMD_ZEN1 = {
     'f16': 'the kernel runs at the F16C conversions\' speed (limits below: '
            'the exact kernel 3.13-3.19x the copy at 16 Ki and 256 Ki, '
            'XNNPACK\'s schedule 3.61-3.63x)',
+    'bf16_2T': 'the cell moves between runs: 0.74, 0.79 and 1.02 of '
+               'XNNPACK\'s time in three runs of 2026-12-05 (the last '
+               'noisy, `~`); memory bounds both kernels there (limits '
+               'below: 1.19x the copy at 4 Mi on one thread, XNNPACK\'s '
+               'schedule 1.19x too)',
+    'bandwidth': 'memory-bound, on a VM whose bandwidth moves between '
+                 'blocks: the kernel streams its output with the same '
+                 'non-temporal stores as the copy it is compared with, and '
+                 'three runs of 2026-12-05 read float32 0.90, 0.94 and 0.94 '
+                 'of the best copy, float16 0.95, 0.96 and 0.90, bfloat16 '
+                 '0.88, 0.92 and 0.70 (noisy, `~`), float64 0.98, 0.90 and '
+                 '0.98, with no change to these kernels between the last '
+                 'two; that a gap remains is not shown to be a limit of '
+                 'the CPU',
 }
 
 # The reasons of the machine being reported (use_machine).

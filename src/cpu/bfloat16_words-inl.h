@@ -1,6 +1,7 @@
-// bfloat16 times alpha rounded to nearest even in 16-bit lanes, on AVX-512
-// (Highway's AVX3 targets): the schedule of LeakyReLU's bfloat16 kernels
-// (kernels-inl.h) and of PReLU's rows and planes (prelu_rows.cc).
+// bfloat16 times alpha rounded to nearest even, two values per 32-bit lane:
+// the schedules of LeakyReLU's bfloat16 kernels (kernels-inl.h) and of
+// PReLU's rows and planes (prelu_rows.cc), in 32-bit lanes on every target
+// with full vectors and in 16-bit lanes on AVX-512 (Highway's AVX3 targets).
 
 // Per-target include guard (Highway's -inl.h convention).
 #if defined(LRELU_SRC_CPU_BFLOAT16_WORDS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -17,6 +18,51 @@
 HWY_BEFORE_NAMESPACE();
 namespace lrelu::cpu {
 namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Rounds the float32 bits of every lane to nearest even in place (the
+// result is in the high 16 bits). kMayBeNaN: NaN products (alpha NaN,
+// -inf * 0) are made quiet and not rounded (a carry could reach the sign);
+// without it a NaN's lower 16 bits must be clear.
+template <bool kMayBeNaN, class DU32>
+HWY_INLINE hn::Vec<DU32> RoundHighHalf(DU32 du, hn::Vec<DU32> u) {
+  const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  auto r = hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd);
+  if (kMayBeNaN) {
+    const hn::RebindToSigned<DU32> di;
+    const auto nan =
+        hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
+               hn::Set(di, 0x7f800000));
+    r = hn::IfThenElse(hn::RebindMask(du, nan),
+                       hn::Or(u, hn::Set(du, 0x00400000u)), r);
+  }
+  return r;
+}
+
+// v: bfloat16 values, two per 32-bit lane. Every value times its alpha,
+// rounded to bfloat16: the even (low) values' products with alpha_even,
+// the odd (high) ones' with alpha_odd, one float32 alpha per 32-bit lane.
+// The high value is already a float32 once the low half is cleared, the low
+// one once shifted up; OddEven puts the two rounded high halves back side by
+// side: no widening, narrowing or lane crossing (Highway's
+// ReorderDemote2To idea), 16 operations per 16 values with the sign test
+// and the blend around it.
+template <bool kMayBeNaN, class D>
+HWY_INLINE hn::Vec<D> BFloat16PairProducts(
+    D d, hn::Vec<D> v, hn::Vec<hn::Repartition<float, D>> alpha_even,
+    hn::Vec<hn::Repartition<float, D>> alpha_odd) {
+  const hn::Repartition<uint32_t, D> du;
+  const hn::Repartition<float, D> df;
+  const auto u = hn::BitCast(du, v);
+  const auto high =
+      hn::Mul(hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u))), alpha_odd);
+  const auto low = hn::Mul(hn::BitCast(df, hn::ShiftLeft<16>(u)), alpha_even);
+  const auto high_r = RoundHighHalf<kMayBeNaN>(du, hn::BitCast(du, high));
+  const auto low_r =
+      hn::ShiftRight<16>(RoundHighHalf<kMayBeNaN>(du, hn::BitCast(du, low)));
+  return hn::OddEven(hn::BitCast(d, high_r), hn::BitCast(d, low_r));
+}
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 // v: 32 bfloat16 values, two per 32-bit lane. Returns v with the lanes in

@@ -169,10 +169,7 @@ struct RuleFloat16Checked : RuleFloat16<true> {};
 // and the rounding can skip its NaN handling (a fifth of the work).
 //
 // Full vectors of bfloat16 never leave 32-bit lanes: a u32 lane holds two
-// bfloat16 values, the high one is already a float32 once the low half is
-// cleared and the low one once shifted up; after the multiply and the
-// rounding, OddEven puts the two rounded high halves back side by side. No
-// widening, narrowing or lane crossing (Highway's ReorderDemote2To idea).
+// bfloat16 values (BFloat16PairProducts, bfloat16_words-inl.h).
 template <bool kFiniteAlpha, bool kForwardPositive = false>
 struct RuleBFloat16 {
   using T = uint16_t;
@@ -181,25 +178,6 @@ struct RuleBFloat16 {
 #else
   using Storage = hn::ScalableTag<uint16_t>;
 #endif
-
-  // Rounds the float32 bits of every lane to nearest even in place (the
-  // result is in the high 16 bits).
-  template <class DU32>
-  static HWY_INLINE hn::Vec<DU32> RoundHigh(DU32 du, hn::Vec<DU32> u) {
-    const auto odd = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-    auto r = hn::Add(hn::Add(u, hn::Set(du, 0x7fffu)), odd);
-    if (!kFiniteAlpha) {
-      // NaN products (alpha NaN, -inf * 0) must stay NaN: make them quiet
-      // and do not round (a carry could reach the sign).
-      const hn::RebindToSigned<DU32> di;
-      const auto nan =
-          hn::Gt(hn::BitCast(di, hn::And(u, hn::Set(du, 0x7fffffffu))),
-                 hn::Set(di, 0x7f800000));
-      r = hn::IfThenElse(hn::RebindMask(du, nan),
-                         hn::Or(u, hn::Set(du, 0x00400000u)), r);
-    }
-    return r;
-  }
 
   template <class D>
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v, hn::Vec<D> s,
@@ -223,16 +201,8 @@ struct RuleBFloat16 {
                          HWY_TARGET != HWY_SCALAR>* = nullptr>
   static HWY_INLINE hn::Vec<D> Products(D d, hn::Vec<D> v, float alpha32,
                                         double) {
-    const hn::Repartition<uint32_t, D> du;
-    const hn::Repartition<float, D> df;
-    const auto a = hn::Set(df, alpha32);
-    const auto u = hn::BitCast(du, v);
-    const auto high =
-        hn::Mul(hn::BitCast(df, hn::And(u, hn::Set(du, 0xffff0000u))), a);
-    const auto low = hn::Mul(hn::BitCast(df, hn::ShiftLeft<16>(u)), a);
-    const auto high_r = RoundHigh(du, hn::BitCast(du, high));
-    const auto low_r = hn::ShiftRight<16>(RoundHigh(du, hn::BitCast(du, low)));
-    return hn::OddEven(hn::BitCast(d, high_r), hn::BitCast(d, low_r));
+    const auto a = hn::Set(hn::Repartition<float, D>(), alpha32);
+    return BFloat16PairProducts<!kFiniteAlpha>(d, v, a, a);
   }
 
   // Partial vectors (one-lane tails, HWY_SCALAR): widen, multiply, narrow.

@@ -218,23 +218,12 @@ HWY_INLINE PairAlphas Paired(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
 // v's bits.
 HWY_INLINE __m256i PairsScaled(__m256i v, __m256i negative, __m256 even,
                                __m256 odd) {
-  const __m256i bias = _mm256_set1_epi32(0x7fff);
-  const __m256i one = _mm256_set1_epi32(1);
-  const auto round = [&](__m256 p) {
-    const __m256i u = _mm256_castps_si256(p);
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), one);
-    return _mm256_add_epi32(_mm256_add_epi32(u, bias), lsb);
-  };
-  const __m256 high =
-      _mm256_mul_ps(_mm256_castsi256_ps(_mm256_and_si256(
-                        v, _mm256_set1_epi32(static_cast<int>(0xffff0000u)))),
-                    odd);
-  const __m256 low =
-      _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)), even);
-  // The odd 16-bit lanes from the high products, the even ones from the
-  // low products' rounded upper halves.
-  const __m256i y =
-      _mm256_blend_epi16(_mm256_srli_epi32(round(low), 16), round(high), 0xaa);
+  const hn::Full256<uint16_t> d;
+  const hn::Full256<float> df;
+  const __m256i y = BFloat16PairProducts<false>(d, hn::Vec<decltype(d)>{v},
+                                                hn::Vec<decltype(df)>{even},
+                                                hn::Vec<decltype(df)>{odd})
+                        .raw;
   return _mm256_blendv_epi8(v, y, negative);
 }
 

@@ -27,20 +27,6 @@ namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{8} << 20;
 
-struct ApplyArgs {
-  std::string input;
-  std::string output;
-  const CLI::Option* output_option = nullptr;  // to tell "-o ''" from no -o
-  std::string alpha = "0.01";
-  std::string alpha_file;  // PReLU: alpha from a .npy file (prelu_file.h)
-  std::string threads = "0";
-  bool in_place = false;
-  std::string variant;
-  std::string cpu_target;
-  std::string backend = "cpu";
-  std::string device = "0";
-};
-
 // Runs the library once on one element, so that a bad --variant or
 // --cpu-target is reported before any output exists, even for an empty
 // array (the PReLU route; LeakyReLU's chunk loop plans up front instead).
@@ -130,6 +116,8 @@ void RefuseCuda() {
       "for a device backend on host data");
 }
 
+}  // namespace
+
 void RunApply(const ApplyArgs& args) {
   const double alpha = ParseAlpha(args.alpha);
   lrelu::Options options;
@@ -141,7 +129,7 @@ void RunApply(const ApplyArgs& args) {
   options.device =
       static_cast<int>(ParseCount(args.device, "--device", 0, 1 << 20));
   if (options.backend == LRELU_BACKEND_CUDA) RefuseCuda();
-  if (args.output_option->count() > 0 && args.output.empty()) {
+  if (args.output_given && args.output.empty()) {
     throw UsageError("the output path is empty");
   }
   if (args.output.empty() && !args.in_place) {
@@ -185,72 +173,6 @@ void RunApply(const ApplyArgs& args) {
                    output);
   }
   output.Commit();
-}
-
-}  // namespace
-
-void RegisterApplyCommand(CLI::App& app) {
-  auto args = std::make_shared<ApplyArgs>();
-  CLI::App* command = app.add_subcommand(
-      "apply",
-      "Apply LeakyReLU to a .npy file (float16/float32/float64, any byte "
-      "order, shape and memory order); the output has the same dtype, "
-      "byte order, shape and order");
-  command->add_option("input", args->input, "Input .npy file")
-      ->required()
-      ->type_name("IN.npy");
-  args->output_option =
-      command
-          ->add_option("-o,--output", args->output,
-                       "Output .npy file (replaced atomically)")
-          ->type_name("OUT.npy");
-  command
-      ->add_option("--alpha", args->alpha,
-                   "Slope for x < 0; any number strtod reads: 0.2, -0, 1e-3, "
-                   "inf, nan, 0x1p-3")
-      ->type_name("A")
-      ->capture_default_str();
-  command
-      ->add_option("--alpha-file", args->alpha_file,
-                   "PReLU: alpha from a .npy file broadcast to the input "
-                   "(ONNX's rule: per channel [C,1,1] for NCHW, [C] for "
-                   "NHWC); the input's dtype, or float64. Reads the input "
-                   "whole; replaces --alpha")
-      ->type_name("A.npy");
-  command
-      ->add_option("--threads", args->threads,
-                   "Threads to use (0 = all hardware threads)")
-      ->type_name("N")
-      ->capture_default_str();
-  command->add_flag("--in-place", args->in_place,
-                    "Allow the output to be the input file; without -o, "
-                    "replace the input");
-  command
-      ->add_option("--backend", args->backend,
-                   "cpu, or opencl (host data copied to the device and "
-                   "back); cuda is refused (it needs device memory)")
-      ->check(CLI::IsMember(BackendNames()))
-      ->capture_default_str();
-  command
-      ->add_option("--device", args->device,
-                   "Device index of the backend (see lrelu info)")
-      ->type_name("N")
-      ->capture_default_str();
-  command
-      ->add_option("--variant", args->variant,
-                   "Advanced: force a kernel variant (cpu: reference, "
-                   "contiguous, strided; opencl: scalar, vec4)")
-      ->type_name("NAME");
-  command
-      ->add_option("--cpu-target", args->cpu_target,
-                   "Advanced: force a SIMD target (see lrelu info)")
-      ->type_name("NAME");
-  command->footer(
-      "IN and OUT are regular files: pipes, devices and /proc files are "
-      "refused, and '-' is a file named '-', not stdin or stdout. A file "
-      "name that starts with '-' goes after '--', which ends the options: "
-      "lrelu apply -o OUT.npy -- -x.npy");
-  command->callback([args] { RunApply(*args); });
 }
 
 }  // namespace lrelu_cli

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <memory>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,22 +21,6 @@
 
 namespace lrelu_cli {
 namespace {
-
-// 64 Mi elements keeps the default run near a minute; the contract's
-// 256 Mi cases (2 GiB per float64 buffer) need --max-elements.
-constexpr std::size_t kDefaultMaxElements = std::size_t{64} << 20;
-
-struct BenchArgs {
-  std::string cases_file;
-  std::string json_file;
-  std::string filter;
-  std::string max_elements = std::to_string(kDefaultMaxElements);
-  std::string threads;  // "": all hardware threads
-  std::string variants = "auto";
-  std::string backend = "cpu";
-  std::string cpu_target;
-  std::string repeat = "5";
-};
 
 std::string TimeText(double ns) {
   char text[32];
@@ -123,6 +106,8 @@ void PrintHeader() {
               "variant", "thr", "tasks", "median", "GB/s", "memcpy", "ratio",
               "loop", "ratio");
 }
+
+}  // namespace
 
 void RunBench(const BenchArgs& args) {
   const lrelu_backend_t backend = BackendFromName(args.backend);
@@ -210,59 +195,6 @@ void RunBench(const BenchArgs& args) {
       "%zu left out; %.1f s\n",
       records.size(), failed, too_large, max_elements, elapsed.count());
   if (!args.json_file.empty()) WriteJson(std::move(json_output), records);
-}
-
-}  // namespace
-
-void RegisterBenchCommand(CLI::App& app) {
-  auto args = std::make_shared<BenchArgs>();
-  CLI::App* command = app.add_subcommand(
-      "bench",
-      "Time the contract's bench.json cases per variant and thread count "
-      "against memcpy and a plain copy loop of the same bytes");
-  command
-      ->add_option("--cases", args->cases_file,
-                   "bench.json-format file to run instead of the cases "
-                   "compiled into the library")
-      ->type_name("FILE");
-  command
-      ->add_option("--json", args->json_file,
-                   "Also write the results as a JSON list of records")
-      ->type_name("FILE");
-  command
-      ->add_option("--filter", args->filter,
-                   "Only cases whose id contains this text, e.g. "
-                   "'forward/float32/'")
-      ->type_name("SUBSTR");
-  command
-      ->add_option("--max-elements", args->max_elements,
-                   "Leave out cases with more elements")
-      ->type_name("N")
-      ->capture_default_str();
-  command
-      ->add_option("--threads", args->threads,
-                   "Thread counts, comma-separated (0 = all hardware "
-                   "threads). Default: all hardware threads")
-      ->type_name("LIST");
-  command
-      ->add_option("--variant", args->variants,
-                   "Variants, comma-separated: auto, reference, contiguous, "
-                   "strided (cpu); auto, scalar, vec4 (opencl)")
-      ->type_name("LIST")
-      ->capture_default_str();
-  command->add_option("--backend", args->backend, "cpu or opencl")
-      ->check(CLI::IsMember({"cpu", "opencl"}))
-      ->capture_default_str();
-  command
-      ->add_option("--cpu-target", args->cpu_target,
-                   "SIMD target (see lrelu info); default: the best one")
-      ->type_name("NAME");
-  command
-      ->add_option("--repeat", args->repeat,
-                   "Timed samples per measurement (the median is reported)")
-      ->type_name("N")
-      ->capture_default_str();
-  command->callback([args] { RunBench(*args); });
 }
 
 }  // namespace lrelu_cli

@@ -1,7 +1,6 @@
 // lrelu info: what this build of the library is and what it runs here.
 #include <cstdio>
 #include <iostream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -51,6 +50,8 @@ void PrintBackend(const BackendInfo& b) {
   }
 }
 
+}  // namespace
+
 void RunInfo(bool json) {
   std::vector<BackendInfo> backends;
   for (lrelu_backend_t backend : AllBackends()) {
@@ -87,18 +88,6 @@ void RunInfo(bool json) {
   std::printf("hardware threads:       %zu\n", threads);
   std::printf("backends:\n");
   for (const BackendInfo& b : backends) PrintBackend(b);
-}
-
-}  // namespace
-
-void RegisterInfoCommand(CLI::App& app) {
-  auto json = std::make_shared<bool>(false);
-  CLI::App* command = app.add_subcommand(
-      "info",
-      "Show the library version, contract version, SIMD targets, hardware "
-      "threads and backends (with their devices, or why there are none)");
-  command->add_flag("--json", *json, "Print as JSON");
-  command->callback([json] { RunInfo(*json); });
 }
 
 }  // namespace lrelu_cli

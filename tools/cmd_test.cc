@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,15 +32,6 @@ bool Applies(const lrelu::TestCase& c, const ConformanceRun& run) {
          (run.options.options.backend == LRELU_BACKEND_CPU &&
           run.options.options.variant != "contiguous");
 }
-
-struct TestArgs {
-  std::string cases_file;
-  std::string variants;
-  std::string backend = "cpu";
-  std::string cpu_target;
-  std::string threads = "0";
-  bool verbose = false;
-};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -94,13 +84,6 @@ std::vector<std::string> CpuTargets(const std::string& wanted) {
                    " is not runnable here (runnable:" + list + ", or all)");
 }
 
-// --backend's choices: each backend, or all of them.
-std::vector<std::string> BackendNamesAndAll() {
-  std::vector<std::string> names = BackendNames();
-  names.emplace_back("all");
-  return names;
-}
-
 std::vector<lrelu_backend_t> Backends(const std::string& name) {
   if (name == "all") return AllBackends();
   return {BackendFromName(name)};
@@ -114,6 +97,8 @@ std::string OneLine(std::string text) {
   }
   return text;
 }
+
+}  // namespace
 
 void RunTest(const TestArgs& args) {
   PlanRequest request;
@@ -179,49 +164,6 @@ void RunTest(const TestArgs& args) {
   std::printf("\n");
   std::fflush(stdout);
   if (failed_cases > 0) throw ReportedFailure(kExitFailure);
-}
-
-}  // namespace
-
-void RegisterTestCommand(CLI::App& app) {
-  auto args = std::make_shared<TestArgs>();
-  CLI::App* command = app.add_subcommand(
-      "test",
-      "Run the contracts' correctness cases (LeakyRelu's and PRelu's "
-      "test.json) on every variant, "
-      "layout (contiguous, strided) and in-place mode of the chosen backends; "
-      "prints each failure, then 'N passed, M failed[, K skipped]' counting "
-      "cases (failed: on any configuration)");
-  command
-      ->add_option("--cases", args->cases_file,
-                   "test.json-format file to run instead of the cases "
-                   "compiled into the library")
-      ->type_name("FILE");
-  command
-      ->add_option("--variant", args->variants,
-                   "Only these variants (comma-separated): reference, "
-                   "contiguous, strided (cpu); scalar, vec4 (opencl, cuda); "
-                   "auto. Default: every variant of each backend")
-      ->type_name("LIST");
-  command
-      ->add_option("--backend", args->backend,
-                   "cpu, opencl, cuda, or all (every backend; those with no "
-                   "device are reported as skipped)")
-      ->check(CLI::IsMember(BackendNamesAndAll()))
-      ->capture_default_str();
-  command
-      ->add_option("--cpu-target", args->cpu_target,
-                   "SIMD target for the cpu backend (see lrelu info), or all "
-                   "(every runnable one). Default: the one the library picks")
-      ->type_name("NAME|all");
-  command
-      ->add_option("--threads", args->threads,
-                   "Threads per call (0 = all hardware threads)")
-      ->type_name("N")
-      ->capture_default_str();
-  command->add_flag("-v,--verbose", args->verbose,
-                    "Also print one line per configuration");
-  command->callback([args] { RunTest(*args); });
 }
 
 }  // namespace lrelu_cli

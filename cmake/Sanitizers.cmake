@@ -29,7 +29,7 @@ endif()
 # (src/CMakeLists.txt). Called from the directory that owns the sources.
 function(lrelu_simd_sources_under_asan)
   if(LRELU_SANITIZE MATCHES "address")
-    set_source_files_properties(${ARGN} PROPERTIES
+    set_property(SOURCE ${ARGN} APPEND PROPERTY
       COMPILE_OPTIONS -fno-sanitize-address-use-after-scope)
   endif()
 endfunction()

@@ -4,17 +4,23 @@
 # errors, Python package) and run ctest. This is what .ci/run runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's seconds, so that a slow CI run shows where its time went.
+stage() { echo "== run-tests: $1 $((SECONDS - start)) s"; start=$SECONDS; }
+start=$SECONDS
 ./scripts/install-deps.sh
 ./scripts/setup-python.sh          # nanobind, ml_dtypes into .venv
 ./scripts/setup-gpu-python.sh      # wgpu (WGSL on lavapipe) into .venv
 ./scripts/setup-jax-python.sh      # PyPI JAX + NumPy 2 into .venv-jax (lrelu.jax)
+stage "install"
 preset=ci
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
+stage "build"
 # python_tests (tests/python on the build tree) is left out: test-wheel.sh
 # runs the same suite, with the same NumPy, torch and compiled operators, on
 # the package as pip installs it.
 ctest --preset "$preset" --label-exclude long --exclude-regex '^python_tests$'
+stage "ctest"
 # The Python package as users install it: sdist -> wheel with build
 # isolation, auditwheel repair (build/wheel/lrelu-*.whl), tests/python
 # against the installed wheel with NumPy 1.24 + torch and NumPy 2.x.

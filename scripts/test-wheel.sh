@@ -150,8 +150,10 @@ test_wheel() {
     grep '^ml_dtypes==' "$ROOT/python/requirements-dev.txt"
   } >"$constraints"
   rm -rf "$OUT/venv-debian"
+  # No cache: pip keys a wheel it built from a local sdist by the file's
+  # path alone, so a second run would install the first run's build.
   make_venv "$OUT/venv-debian" --system-site-packages -c "$constraints" \
-    "lrelu[bfloat16] @ file://$sdist"
+    --no-cache-dir "lrelu[bfloat16] @ file://$sdist"
   run_suite "$OUT/venv-debian" compiled
   step "venv debian: $(($(seconds) - start)) s"
 

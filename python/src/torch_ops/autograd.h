@@ -5,7 +5,7 @@
 #ifndef LRELU_PYTHON_SRC_TORCH_OPS_AUTOGRAD_H_
 #define LRELU_PYTHON_SRC_TORCH_OPS_AUTOGRAD_H_
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 namespace lrelu_torch {
 

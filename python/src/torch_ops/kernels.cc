@@ -1,5 +1,6 @@
 #include "kernels.h"
 
+#include <ATen/ops/empty_like.h>
 #include <c10/core/InferenceMode.h>
 
 #include <atomic>

@@ -3,7 +3,7 @@
 #ifndef LRELU_PYTHON_SRC_TORCH_OPS_KERNELS_H_
 #define LRELU_PYTHON_SRC_TORCH_OPS_KERNELS_H_
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "torch_kernels.h"
 

@@ -105,19 +105,26 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
 
   if (!dalpha.empty()) {
     const size_t elem = lrelu_dtype_size(p.dalpha.dtype);
-    // dalpha's offsets: its own strides over alpha's axes.
-    const size_t ar = p.dalpha.shape.size();
-    std::vector<int64_t> idx(ar, 0);
+    // dalpha's offsets: its own strides over its axes longer than 1 (a
+    // [C, 1, 1] dalpha walks one axis, not three a value).
+    std::vector<int64_t> extent, stride;
+    for (size_t j = 0; j < p.dalpha.shape.size(); ++j) {
+      if (p.dalpha.shape[j] > 1) {
+        extent.push_back(p.dalpha.shape[j]);
+        stride.push_back(p.dalpha.strides[j]);
+      }
+    }
+    std::vector<int64_t> idx(extent.size(), 0);
     int64_t off = 0;
     for (size_t k = 0; k < dalpha.size(); ++k) {
       StoreBits(p.dalpha.data + off * static_cast<int64_t>(elem), elem,
                 dalpha[k]);
-      for (size_t j = ar; j-- > 0;) {
-        if (++idx[j] < p.dalpha.shape[j]) {
-          off += p.dalpha.strides[j];
+      for (size_t j = extent.size(); j-- > 0;) {
+        if (++idx[j] < extent[j]) {
+          off += stride[j];
           break;
         }
-        off -= (p.dalpha.shape[j] - 1) * p.dalpha.strides[j];
+        off -= (extent[j] - 1) * stride[j];
         idx[j] = 0;
       }
     }

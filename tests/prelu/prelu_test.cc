@@ -802,6 +802,49 @@ TEST(Prelu, Validation) {
   EXPECT_EQ(s, LRELU_STATUS_BACKEND_UNAVAILABLE) << lrelu_last_error();
 }
 
+// dalpha written through its own strides, an axis of extent 1 among them
+// (its stride is never stepped) and a negative one: the same bits as a
+// dense dalpha, and nothing else in the buffer touched.
+TEST(Prelu, DalphaThroughStridesWithUnitAxes) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> xs(3 * 2 * 4), dys(xs.size());
+  for (float& v : xs) v = normal(rng);
+  for (float& v : dys) v = normal(rng);
+  float as[12] = {};
+  const int64_t xshape[] = {3, 2, 4}, ashape[] = {3, 1, 4};
+  lrelu_tensor_t x = {xs.data(), LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  lrelu_tensor_t dy = {dys.data(), LRELU_DTYPE_FLOAT32, 3, xshape, nullptr};
+  lrelu_tensor_t a = {as, LRELU_DTYPE_FLOAT32, 3, ashape, nullptr};
+  float dense[12];
+  lrelu_tensor_t da = {dense, LRELU_DTYPE_FLOAT32, 3, ashape, nullptr};
+  ASSERT_EQ(lrelu_prelu_backward(&dy, &x, &a, nullptr, &da, nullptr),
+            LRELU_STATUS_OK);
+  // Element (i, 0, j) at 9 i - 2 j from the start, which is buffer[6].
+  std::vector<float> buffer(40, 7.0f);
+  const int64_t strides[] = {9, 5, -2};
+  lrelu_tensor_t da_strided = {buffer.data() + 6, LRELU_DTYPE_FLOAT32, 3,
+                               ashape, strides};
+  ASSERT_EQ(lrelu_prelu_backward(&dy, &x, &a, nullptr, &da_strided, nullptr),
+            LRELU_STATUS_OK);
+  auto bits = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof(b));
+    return b;
+  };
+  std::vector<bool> written(buffer.size(), false);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const size_t at = 6 + 9 * i - 2 * j;
+      written[at] = true;
+      EXPECT_EQ(bits(buffer[at]), bits(dense[4 * i + j])) << i << "," << j;
+    }
+  }
+  for (size_t k = 0; k < buffer.size(); ++k) {
+    if (!written[k]) EXPECT_EQ(buffer[k], 7.0f) << k;
+  }
+}
+
 // The two-stage form: plan, execute twice, the executor reports "prelu".
 TEST(Prelu, TwoStage) {
   float xs[6] = {-1, 2, -3, 4, -5, 6}, ys[6] = {}, as[2] = {0.5f, 0.25f};

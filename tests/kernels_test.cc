@@ -368,38 +368,43 @@ HWY_NOINLINE void TestHalfRoundTrip() {
       const int stream = run % 2;
       const bool from_table = run < 2;
       for (bool caller_flag : {false, true}) {
-        for (double alpha : {0.01, 1.5}) {
-          std::vector<uint16_t> y(x->size() + 8);
-          KernelArgs args;
-          args.v = x->data();
-          args.s = x->data();
-          args.out = y.data() + 3;  // not vector-aligned: a head too
-          args.n = x->size();
-          args.alpha32 = Alpha32(alpha);
-          args.alpha = alpha;
-          args.dtype = LRELU_DTYPE_FLOAT16;
-          SetInvalidFlag(caller_flag);
-          if (from_table) {
-            table.forward[t][stream][1](args);
-          } else if (stream == 1) {
-            HalfRoundTripOrExact<true>(args, flag_works);
-          } else {
-            HalfRoundTripOrExact<false>(args, flag_works);
-          }
-          const bool flag = InvalidFlagRaised();
-          SetInvalidFlag(false);
-          EXPECT_EQ(lt::CompareWithReference(LRELU_DTYPE_FLOAT16, x->data(),
-                                             x->data(), y.data() + 3, x->size(),
-                                             alpha),
-                    "")
-              << "signalling NaNs " << (x == &all) << " stream " << stream
-              << " table " << from_table << " alpha " << alpha << " "
-              << hwy::TargetName(HWY_TARGET);
-          if (flag_works) {
-            EXPECT_EQ(flag, caller_flag || x == &all)
-                << "signalling NaNs " << (x == &all) << " caller's flag "
-                << caller_flag << " table " << from_table << " "
+        // A raised flag cleared around the round trip (0) or left to the
+        // exact kernel.
+        for (size_t clear_from : {size_t{0}, SIZE_MAX}) {
+          if (from_table && clear_from != 0) continue;  // the table's own
+          for (double alpha : {0.01, 1.5}) {
+            std::vector<uint16_t> y(x->size() + 8);
+            KernelArgs args;
+            args.v = x->data();
+            args.s = x->data();
+            args.out = y.data() + 3;  // not vector-aligned: a head too
+            args.n = x->size();
+            args.alpha32 = Alpha32(alpha);
+            args.alpha = alpha;
+            args.dtype = LRELU_DTYPE_FLOAT16;
+            SetInvalidFlag(caller_flag);
+            if (from_table) {
+              table.forward[t][stream][1](args);
+            } else if (stream == 1) {
+              HalfRoundTripOrExact<true>(args, flag_works, clear_from);
+            } else {
+              HalfRoundTripOrExact<false>(args, flag_works, clear_from);
+            }
+            const bool flag = InvalidFlagRaised();
+            SetInvalidFlag(false);
+            EXPECT_EQ(lt::CompareWithReference(LRELU_DTYPE_FLOAT16, x->data(),
+                                               x->data(), y.data() + 3,
+                                               x->size(), alpha),
+                      "")
+                << "signalling NaNs " << (x == &all) << " stream " << stream
+                << " table " << from_table << " alpha " << alpha << " "
                 << hwy::TargetName(HWY_TARGET);
+            if (flag_works) {
+              EXPECT_EQ(flag, caller_flag || x == &all)
+                  << "signalling NaNs " << (x == &all) << " caller's flag "
+                  << caller_flag << " table " << from_table << " clear from "
+                  << clear_from << " " << hwy::TargetName(HWY_TARGET);
+            }
           }
         }
       }

@@ -14,4 +14,16 @@ bool IsZen1() {
 #endif
 }
 
+bool IsAmd() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_is("amd") != 0;
+  }();
+  return amd;
+#else
+  return false;
+#endif
+}
+
 }  // namespace lrelu::cpu

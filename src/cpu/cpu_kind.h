@@ -11,6 +11,10 @@ namespace lrelu::cpu {
 // cache (bench/report/limits-amd-zen1.md). Read once.
 bool IsZen1();
 
+// An AMD CPU (where LDMXCSR is cheap: kernels.h, ClearInvalidFlagFrom).
+// Read once.
+bool IsAmd();
+
 }  // namespace lrelu::cpu
 
 #endif  // LRELU_SRC_CPU_CPU_KIND_H_

@@ -389,27 +389,40 @@ inline bool RoundTripRaisesInvalid() {
 // F16C converts and raises the invalid flag; if a signalling NaN raised it,
 // the exact kernel does the task again (the input is untouched). When the
 // caller's flag is already raised (any earlier invalid operation in the
-// thread leaves it so), the round trip could not tell, and clearing and
-// raising it again around the call cost ~100 ns on a Xeon (two LDMXCSR
-// next to the conversions; 16 elements took 140 ns instead of 13): the
-// exact kernel does the task then, within 4% of the round trip there.
+// thread leaves it so: a NaN compared, inf - inf, a float-to-integer
+// conversion out of range), the round trip could not tell: from
+// clear_flag_from elements (ClearInvalidFlagFrom) the flag is cleared for
+// it and raised again after; below, the exact kernel does the task.
 // In place, and elsewhere, the exact kernel only. The flag stays as the
 // caller left it, or raised by signalling NaNs in x.
 // use_round_trip: the flag works and the round trip pays on this CPU.
 template <bool kStream>
-void HalfRoundTripOrExact(const KernelArgs& args, bool use_round_trip) {
+void HalfRoundTripOrExact(const KernelArgs& args, bool use_round_trip,
+                          size_t clear_flag_from) {
   using Exact = RuleFloat16<true>;
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
-  if (args.out != args.v && use_round_trip && !InvalidFlagRaised()) {
-    Contiguous<RuleFloat16RoundTrip, true, kStream>(args);
-    // Every conversion above is before the flag is read: the results are
-    // stored, and the compiler may not move stores past this barrier.
-    asm volatile("" ::: "memory");
-    if (InvalidFlagRaised()) Contiguous<Exact, true, kStream>(args);
-    return;
+  if (args.out != args.v && use_round_trip) {
+    const unsigned csr = _mm_getcsr();
+    const bool caller_flag = (csr & kInvalidFlag) != 0;
+    if (!caller_flag || args.n >= clear_flag_from) {
+      if (caller_flag) _mm_setcsr(csr & ~kInvalidFlag);
+      // No conversion may move above the clearing (it reads memory first).
+      asm volatile("" ::: "memory");
+      Contiguous<RuleFloat16RoundTrip, true, kStream>(args);
+      // Every conversion above is before the flag is read: the results are
+      // stored, and the compiler may not move stores past this barrier.
+      asm volatile("" ::: "memory");
+      if (InvalidFlagRaised()) {
+        Contiguous<Exact, true, kStream>(args);
+      } else if (caller_flag) {
+        RaiseInvalidFlag();
+      }
+      return;
+    }
   }
 #else
   (void)use_round_trip;
+  (void)clear_flag_from;
 #endif
   Contiguous<Exact, true, kStream>(args);
 }
@@ -420,10 +433,12 @@ template <bool kStream>
 void HalfRoundTripChecked(const KernelArgs& args) {
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
   static const bool use = HalfRoundTripPays() && RoundTripRaisesInvalid();
+  static const size_t clear_flag_from = ClearInvalidFlagFrom();
 #else
   constexpr bool use = false;
+  constexpr size_t clear_flag_from = 0;
 #endif
-  HalfRoundTripOrExact<kStream>(args, use);
+  HalfRoundTripOrExact<kStream>(args, use, clear_flag_from);
 }
 
 // The forward kernel of a rule for positive finite alpha.

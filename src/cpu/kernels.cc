@@ -33,6 +33,11 @@ namespace lrelu::cpu {
 
 bool HalfRoundTripPays() { return !IsZen1(); }
 
+size_t ClearInvalidFlagFrom() {
+  static const size_t from = IsAmd() ? 64 : size_t{64} << 10;
+  return from;
+}
+
 HWY_EXPORT(CompiledTarget);
 HWY_EXPORT(FillKernelTable);
 

@@ -58,6 +58,15 @@ struct KernelTable {
 // (bench/kernel_limits) without its two reads of the MXCSR a call.
 bool HalfRoundTripPays();
 
+// From how many elements a float16 task takes the round trip when the
+// caller's invalid flag is already raised: the flag is cleared for it and
+// raised again after, two LDMXCSR. On AMD (Zen 3) the pair cost ~10 ns and
+// the exact kernel 1.5-1.6x the round trip's time (1 Ki elements: 101 ns
+// against 148; 16 Ki: 1.15 us against 1.83): 64. Elsewhere 64 Ki: on a
+// Xeon the pair cost ~100 ns (16 elements took 140 ns instead of 13) and
+// the exact kernel was within 4 % of the round trip. Read once.
+size_t ClearInvalidFlagFrom();
+
 // A Highway target (one HWY_* bit) compiled in and runnable on this CPU.
 struct Target {
   int64_t bit;

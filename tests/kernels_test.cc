@@ -51,11 +51,11 @@ using ::lrelu::cpu::HWY_NAMESPACE::RuleBounded;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16;
 using ::lrelu::cpu::HWY_NAMESPACE::RuleFloat16RoundTrip;
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
+using ::lrelu::cpu::InvalidFlagRaised;
+using ::lrelu::cpu::RaiseInvalidFlag;
+using ::lrelu::cpu::TakeInvalidFlag;
 using ::lrelu::cpu::HWY_NAMESPACE::HalfRoundTripOrExact;
-using ::lrelu::cpu::HWY_NAMESPACE::InvalidFlagRaised;
-using ::lrelu::cpu::HWY_NAMESPACE::RaiseInvalidFlag;
 using ::lrelu::cpu::HWY_NAMESPACE::RoundTripRaisesInvalid;
-using ::lrelu::cpu::HWY_NAMESPACE::TakeInvalidFlag;
 #endif
 using ::lrelu::cpu::HWY_NAMESPACE::StorageTag;
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cpu/float_env.h"
+#include "cpu/invalid_flag.h"
 #include "cpu/kernels.h"
 #include "cpu/prelu_rows.h"
 #include "cpu/stream_bytes.h"
@@ -28,7 +29,26 @@ struct RowJob {
   int64_t rows;
   int64_t per_task;
   bool stream = false;  // non-temporal stores: fenced at the end of a run
+  // float16 forward out of place where the invalid flag works: the round
+  // trip's kernels for rows whose alphas are all positive and finite
+  // (cpu/prelu_rows.h); NULL otherwise.
+  cpu::PreluRowKernel kernel_round_trip = nullptr;
+  cpu::PreluPlanesKernel planes_round_trip = nullptr;
 };
+
+// Whether every one of the count float32 alphas is positive and finite
+// (the round trip's condition: -0 * alpha must stay -0, no NaN made). On
+// the bits: a float comparison with a NaN alpha would raise the invalid
+// flag that the round trip reads.
+bool AllPositiveFinite(const float* a, size_t count) {
+  bool all = true;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t b;
+    std::memcpy(&b, &a[i], sizeof(b));
+    all = all && b - 1 < 0x7f7fffffu;  // +0 wraps; sign, inf and NaN exceed
+  }
+  return all;
+}
 
 // One float32 or float64 alpha element as a double (exact). The 16-bit
 // alphas only come with narrow x, whose float32 alphas FillAlpha32 makes
@@ -106,7 +126,9 @@ class Buffer {
   T* data_ = small_;
 };
 
-void RunRows(const RowJob& job, int64_t begin, int64_t end) {
+// round_trip: rows whose alphas allow it take job's round-trip kernels
+// (RunRowsChecked reads the flag around them).
+void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
   const RowOperands& p = *job.ops;
   const RowLayout& l = *job.layout;
   cpu::DefaultFloatEnv env;
@@ -179,6 +201,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
                 as = l.as[last];
   int64_t loaded = kNone;   // alpha offset of the row in a32/a64
   bool t64_filled = false;  // a64 holds the row too (see below)
+  bool positive = false;    // the loaded row's alphas allow the round trip
   for (int64_t row = begin; row < end; ++row) {
     const char* xp = p.x + xo * e;
     const char* vp = p.v + vo * e;
@@ -222,6 +245,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         done += k;
       }
       loaded = ao;
+      positive = round_trip && per_element && AllPositiveFinite(t32, distinct);
     }
     const float* t32 = a32.data() + shift;
     double* t64 = a64.data() + shift;
@@ -239,8 +263,9 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
       // row, in one call.
       const int64_t k =
           fuse ? std::min(l.extent[last - 1] - idx[last - 1], end - row) : 1;
-      job.kernel({vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
-                  static_cast<size_t>(length * k), period});
+      (positive ? job.kernel_round_trip : job.kernel)(
+          {vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
+           static_cast<size_t>(length * k), period});
       // The last call: nothing more to step. After a run longer than the
       // caches, the stepping's state would come back from memory.
       if (row + k >= end) break;
@@ -297,8 +322,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
         plane_ao = ao;
         plane_k = loads;
       }
-      job.planes({vp, xp, op, a32p, a64p, static_cast<size_t>(length),
-                  static_cast<size_t>(k), static_cast<size_t>(loads)});
+      const bool planes_positive =
+          round_trip && AllPositiveFinite(a32p, static_cast<size_t>(loads));
+      (planes_positive ? job.planes_round_trip : job.planes)(
+          {vp, xp, op, a32p, a64p, static_cast<size_t>(length),
+           static_cast<size_t>(k), static_cast<size_t>(loads)});
       if (row + k >= end) break;  // the last call (see above)
       // To the last of the k rows; the step below moves on.
       const int64_t in_image = images > 0 ? channels - 1 : k - 1;
@@ -347,6 +375,26 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end) {
     }
   }
   if (job.stream) cpu::FlushStreamedRows();
+}
+
+// RunRows over rows [begin, end), through the round trip where job has it:
+// the invalid flag read around the task, and the task run again with the
+// exact kernels where a signalling NaN raised it (x is not the output, so
+// it is untouched).
+void RunRowsChecked(const RowJob& job, int64_t begin, int64_t end) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (job.kernel_round_trip != nullptr) {
+    static const size_t clear_flag_from = cpu::ClearInvalidFlagFrom();
+    cpu::DefaultFloatEnv env;  // the flag is read and set inside it
+    const auto n = static_cast<size_t>(
+        (end - begin) * job.layout->extent[job.layout->rank - 1]);
+    cpu::RoundTripOrExact(
+        n, clear_flag_from, [&] { RunRows(job, begin, end, true); },
+        [&] { RunRows(job, begin, end, false); });
+    return;
+  }
+#endif
+  RunRows(job, begin, end, false);
 }
 
 }  // namespace
@@ -433,6 +481,11 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.scalar = &cpu::KernelsFor(target);
+  if (p.dtype == LRELU_DTYPE_FLOAT16 && !p.backward && p.out != p.x &&
+      !p.reference && job.scalar->half_round_trip) {
+    job.kernel_round_trip = rows.row_round_trip[stream ? 1 : 0];
+    job.planes_round_trip = rows.planes_round_trip[stream ? 1 : 0];
+  }
   job.rows = p.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =
       caller_pool != nullptr ? caller_pool : &cpu::OwnThreadPool();
@@ -443,7 +496,7 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   tasks =
       std::min({tasks, job.rows, std::max<int64_t>(1, bytes / kMinTaskBytes)});
   if (tasks <= 1) {
-    RunRows(job, 0, job.rows);
+    RunRowsChecked(job, 0, job.rows);
     return LRELU_STATUS_OK;
   }
   // lrelu's own pool runs pieces, claimed one by one as LeakyReLU's calls
@@ -462,7 +515,7 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
     const auto& j = *static_cast<const RowJob*>(ctx);
     const int64_t b = static_cast<int64_t>(i) * j.per_task;
     const int64_t e = std::min(b + j.per_task, j.rows);
-    if (b < e) RunRows(j, b, e);
+    if (b < e) RunRowsChecked(j, b, e);
   };
   if (own) {
     cpu::OwnParallelFor(run, &job, static_cast<size_t>(pieces),

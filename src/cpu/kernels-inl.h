@@ -17,12 +17,9 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>  // _mm_getcsr: the invalid flag
-#endif
-
 #include "cpu/bfloat16_words-inl.h"
 #include "cpu/convert-inl.h"
+#include "cpu/invalid_flag.h"
 #include "cpu/kernels.h"
 #include "cpu/opaque-inl.h"
 #include "hwy/cache_control.h"
@@ -354,21 +351,6 @@ void Contiguous(const KernelArgs& args) {
 }
 
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
-// MXCSR's invalid-operation flag (IE), which the round trip reads.
-constexpr unsigned kInvalidFlag = 1u;
-
-// Clears the flag; returns whether it was set.
-inline bool TakeInvalidFlag() {
-  const unsigned csr = _mm_getcsr();
-  if ((csr & kInvalidFlag) == 0) return false;
-  _mm_setcsr(csr & ~kInvalidFlag);
-  return true;
-}
-
-inline bool InvalidFlagRaised() { return (_mm_getcsr() & kInvalidFlag) != 0; }
-
-inline void RaiseInvalidFlag() { _mm_setcsr(_mm_getcsr() | kInvalidFlag); }
-
 // Whether the round trip of a signalling NaN raises the flag here.
 // Hardware does; an emulator may not model the flag (valgrind does not),
 // and then the round trip must not be used.
@@ -387,14 +369,10 @@ inline bool RoundTripRaisesInvalid() {
 
 // float16, alpha positive and finite: the round trip out of place, where
 // F16C converts and raises the invalid flag; if a signalling NaN raised it,
-// the exact kernel does the task again (the input is untouched). When the
-// caller's flag is already raised (any earlier invalid operation in the
-// thread leaves it so: a NaN compared, inf - inf, a float-to-integer
-// conversion out of range), the round trip could not tell: from
-// clear_flag_from elements (ClearInvalidFlagFrom) the flag is cleared for
-// it and raised again after; below, the exact kernel does the task.
-// In place, and elsewhere, the exact kernel only. The flag stays as the
-// caller left it, or raised by signalling NaNs in x.
+// the exact kernel does the task again (the input is untouched); a flag the
+// caller left raised as RoundTripOrExact (invalid_flag.h) says. In place,
+// and elsewhere, the exact kernel only. The flag stays as the caller left
+// it, or raised by signalling NaNs in x.
 // use_round_trip: the flag works and the round trip pays on this CPU.
 template <bool kStream>
 void HalfRoundTripOrExact(const KernelArgs& args, bool use_round_trip,
@@ -402,23 +380,11 @@ void HalfRoundTripOrExact(const KernelArgs& args, bool use_round_trip,
   using Exact = RuleFloat16<true>;
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
   if (args.out != args.v && use_round_trip) {
-    const unsigned csr = _mm_getcsr();
-    const bool caller_flag = (csr & kInvalidFlag) != 0;
-    if (!caller_flag || args.n >= clear_flag_from) {
-      if (caller_flag) _mm_setcsr(csr & ~kInvalidFlag);
-      // No conversion may move above the clearing (it reads memory first).
-      asm volatile("" ::: "memory");
-      Contiguous<RuleFloat16RoundTrip, true, kStream>(args);
-      // Every conversion above is before the flag is read: the results are
-      // stored, and the compiler may not move stores past this barrier.
-      asm volatile("" ::: "memory");
-      if (InvalidFlagRaised()) {
-        Contiguous<Exact, true, kStream>(args);
-      } else if (caller_flag) {
-        RaiseInvalidFlag();
-      }
-      return;
-    }
+    RoundTripOrExact(
+        args.n, clear_flag_from,
+        [&] { Contiguous<RuleFloat16RoundTrip, true, kStream>(args); },
+        [&] { Contiguous<Exact, true, kStream>(args); });
+    return;
   }
 #else
   (void)use_round_trip;
@@ -513,6 +479,11 @@ inline void FillKernelTable(KernelTable* table) {
   FillDType<F64, F64, RuleBounded<LRELU_DTYPE_FLOAT64, true>,
             RuleBounded<LRELU_DTYPE_FLOAT64, false>>(LRELU_DTYPE_FLOAT64,
                                                      table);
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+  table->half_round_trip = HalfRoundTripPays() && RoundTripRaisesInvalid();
+#else
+  table->half_round_trip = false;
+#endif
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -47,6 +47,9 @@ constexpr size_t kLineBytes = 64;
 struct KernelTable {
   KernelFn forward[kNumDTypes][2][2];
   KernelFn backward[kNumDTypes][2][2];
+  // float16 may take the round trip (HalfRoundTripPays, and the invalid
+  // flag works on this target): PReLU's rows read it too.
+  bool half_round_trip;
 };
 
 // Whether float16's forward pass for a positive alpha out of place may take

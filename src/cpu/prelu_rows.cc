@@ -63,6 +63,34 @@ struct F16 {
   }
 };
 
+// float16's forward pass where every alpha of the call is positive and
+// finite, out of place: LeakyReLU's round trip (kernels-inl.h,
+// RuleFloat16RoundTrip) with an alpha a lane: widen, multiply, keep the
+// product where the float32 value is negative, narrow. Every pattern keeps
+// its bits but a signalling NaN's, which F16C's widening quiets as it
+// raises the invalid flag: the caller then runs the task again with
+// F16<true> (api/prelu_rows.cc, RoundTripOrExact).
+struct F16RoundTrip {
+  using T = uint16_t;
+  using A = float;
+  template <class DF>
+  using Storage = hn::Rebind<uint16_t, DF>;
+  template <class DF>
+  static HWY_INLINE hn::Vec<Storage<DF>> Apply(DF df, hn::Vec<Storage<DF>> v,
+                                               hn::Vec<Storage<DF>> /*s*/,
+                                               hn::Vec<DF> av) {
+    const Storage<DF> d;
+    const auto f = HalfBitsToFloat(df, v);
+    auto y = FloatToHalfBits(d, hn::IfNegativeThenElse(f, hn::Mul(f, av), f));
+#if HWY_ARCH_X86 && LRELU_HAVE_F16C
+    // A register, then the store: VCVTPS2PH's memory form costs ~1.5x the
+    // whole loop on AMD Zen (kernels-inl.h).
+    asm("" : "+x"(y.raw));
+#endif
+    return y;
+  }
+};
+
 // One vector (or one lane, with a capped tag) at v, s, out. kForward: s is
 // v (one load). kAligned: out is vector-aligned, so the store may be
 // non-temporal (kStream), for vectors of 16 bytes or more only: Highway
@@ -731,6 +759,11 @@ void FillPreluRowTable(PreluRowTable* table) {
   Fill<F64, hn::ScalableTag<double>>(LRELU_DTYPE_FLOAT64, table);
   Fill<F16<true>, hn::ScalableTag<float>>(LRELU_DTYPE_FLOAT16, table);
   Fill<F16<false>, hn::ScalableTag<float>>(LRELU_DTYPE_BFLOAT16, table);
+  using D = hn::ScalableTag<float>;
+  table->row_round_trip[0] = &Row<F16RoundTrip, D, true, false>;
+  table->row_round_trip[1] = &Row<F16RoundTrip, D, true, true>;
+  table->planes_round_trip[0] = &Planes<F16RoundTrip, D, true, false>;
+  table->planes_round_trip[1] = &Planes<F16RoundTrip, D, true, true>;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -55,9 +55,18 @@ using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);
 
 // [dtype][0 = forward (s is v; one load), 1 = gradient][stream]: stream = 1
 // writes out with non-temporal stores (outputs far larger than the caches).
+// row_round_trip, planes_round_trip [stream]: float16's forward pass out of
+// place with every alpha positive and finite, through float32 (F16C's
+// conversions where they exist); a signalling NaN in v comes out quiet and
+// raises MXCSR's invalid flag, so the caller runs it only where
+// KernelTable::half_round_trip says the flag works, and runs the task again
+// with row/planes where the flag was raised (RoundTripOrExact,
+// invalid_flag.h).
 struct PreluRowTable {
   PreluRowKernel row[kNumDTypes][2][2];
   PreluPlanesKernel planes[kNumDTypes][2][2];
+  PreluRowKernel row_round_trip[2];
+  PreluPlanesKernel planes_round_trip[2];
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

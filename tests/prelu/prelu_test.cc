@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
 #include "lrelu/lrelu.h"
 #include "prelu/exact_oracle.h"
 #include "support/test_data.h"
@@ -801,6 +805,76 @@ TEST(Prelu, Validation) {
   const lrelu_status_t s = lrelu_prelu_backward(&x, &x, &a, &y, nullptr, &o);
   EXPECT_EQ(s, LRELU_STATUS_BACKEND_UNAVAILABLE) << lrelu_last_error();
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+// float16's forward rows through the round trip (every alpha positive and
+// finite, out of place: cpu/prelu_rows.h): every float16 pattern, the
+// signalling NaNs too (then the task runs again exactly) or with them made
+// quiet, against the oracle; NHWC rows and NCHW planes, every target, the
+// caller's invalid flag clear and raised. With one thread the flag ends
+// raised exactly where the caller's was or x held a signalling NaN; with
+// two (x four times over, so that two tasks run), the caller's thread
+// keeps a raised flag and none is raised where x holds no signalling NaN.
+TEST(Prelu, Float16RoundTripEveryPatternAndTheInvalidFlag) {
+  std::vector<uint16_t> all(4 << 16), quiet(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    all[i] = static_cast<uint16_t>(i);
+    const bool signalling =
+        (i & 0x7c00) == 0x7c00 && (i & 0x3ff) != 0 && (i & 0x200) == 0;
+    quiet[i] = static_cast<uint16_t>(signalling ? i | 0x200 : i);
+  }
+  for (bool signalling : {true, false}) {
+    const std::vector<uint16_t>& bits = signalling ? all : quiet;
+    for (int copies : {1, 4}) {
+      for (bool nhwc : {true, false}) {
+        const std::vector<int64_t> shape =
+            nhwc ? std::vector<int64_t>{1024 * copies, 64}
+                 : std::vector<int64_t>{2 * copies, 16, 2048};
+        const std::vector<int64_t> ashape =
+            nhwc ? std::vector<int64_t>{64} : std::vector<int64_t>{16, 1};
+        Tensor x{LRELU_DTYPE_FLOAT16, shape,
+                 std::vector<unsigned char>(Count(shape) * 2)};
+        std::memcpy(x.bytes.data(), bits.data(), x.bytes.size());
+        // Positive finite alphas: 0.25 upwards, a few float16 steps apart.
+        Tensor alpha{LRELU_DTYPE_FLOAT16, ashape,
+                     std::vector<unsigned char>(Count(ashape) * 2)};
+        for (size_t k = 0; k < alpha.n(); ++k) {
+          StoreBits(LRELU_DTYPE_FLOAT16, alpha.bytes.data(), k,
+                    0x3400 + 37 * k);
+        }
+        const lrelu_tensor_t tx = x.View(), ta = alpha.View();
+        for (const Setting& r : Settings()) {
+          if (r.threads != (copies == 1 ? 1u : 2u)) continue;
+          for (bool caller_flag : {false, true}) {
+            const std::string what =
+                std::string(signalling ? "signalling" : "quiet") + " x" +
+                std::to_string(copies) + (nhwc ? " NHWC " : " NCHW ") +
+                r.target + " threads " + std::to_string(r.threads) +
+                " caller's flag " + std::to_string(caller_flag);
+            const lrelu_options_t o = Options(r);
+            Tensor y = x;
+            std::memset(y.bytes.data(), 0xa5, y.bytes.size());
+            lrelu_tensor_t ty = y.View();
+            const unsigned csr = _mm_getcsr();
+            _mm_setcsr(caller_flag ? csr | 1u : csr & ~1u);
+            const lrelu_status_t status = lrelu_prelu(&tx, &ta, &ty, &o);
+            const bool flag = (_mm_getcsr() & 1u) != 0;
+            _mm_setcsr(csr);
+            ASSERT_EQ(status, LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            CheckForward(x, alpha, y, what);
+            if (r.threads == 1) {
+              EXPECT_EQ(flag, caller_flag || signalling) << what;
+            } else if (caller_flag || !signalling) {
+              EXPECT_EQ(flag, caller_flag) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+#endif
 
 // dalpha written through its own strides, an axis of extent 1 among them
 // (its stride is never stepped) and a negative one: the same bits as a

@@ -915,7 +915,9 @@ TEST(Prelu, DalphaThroughStridesWithUnitAxes) {
     }
   }
   for (size_t k = 0; k < buffer.size(); ++k) {
-    if (!written[k]) EXPECT_EQ(buffer[k], 7.0f) << k;
+    if (!written[k]) {
+      EXPECT_EQ(buffer[k], 7.0f) << k;
+    }
   }
 }
 

@@ -825,7 +825,7 @@ TEST(Prelu, Float16RoundTripEveryPatternAndTheInvalidFlag) {
   }
   for (bool signalling : {true, false}) {
     const std::vector<uint16_t>& bits = signalling ? all : quiet;
-    for (int copies : {1, 4}) {
+    for (int64_t copies : {1, 4}) {
       for (bool nhwc : {true, false}) {
         const std::vector<int64_t> shape =
             nhwc ? std::vector<int64_t>{1024 * copies, 64}
@@ -876,13 +876,84 @@ TEST(Prelu, Float16RoundTripEveryPatternAndTheInvalidFlag) {
 }
 #endif
 
+// Every 16-bit pattern as a per-channel alpha (NHWC rows and NCHW planes,
+// alpha dense and strided): the rows widen the alphas to float32 on their
+// bits (api/prelu_rows.cc FillAlpha32), subnormals included, with the
+// caller's DAZ and FTZ set as well as clear.
+TEST(Prelu, EverySixteenBitAlphaPattern) {
+  constexpr int64_t kAlphas = int64_t{1} << 16;
+  for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+    const bool half = dtype == LRELU_DTYPE_FLOAT16;
+    // Negative x of every kind (-1, -max, -smallest subnormal, -0.5) and
+    // one positive: each alpha pattern multiplies the negatives.
+    const std::vector<uint64_t> xs =
+        half ? std::vector<uint64_t>{0xbc00, 0xfbff, 0x8001, 0xb800, 0x3c00}
+             : std::vector<uint64_t>{0xbf80, 0xff7f, 0x8001, 0xbf00, 0x3f80};
+    const int64_t kx = static_cast<int64_t>(xs.size());
+    Tensor alpha{dtype, {kAlphas}, std::vector<unsigned char>(kAlphas * 2)};
+    // The same alphas every other element, for the strided view.
+    std::vector<uint16_t> spaced(2 * kAlphas, 0x7e00);
+    for (int64_t k = 0; k < kAlphas; ++k) {
+      StoreBits(dtype, alpha.bytes.data(), static_cast<size_t>(k),
+                static_cast<uint64_t>(k));
+      spaced[static_cast<size_t>(2 * k)] = static_cast<uint16_t>(k);
+    }
+    for (bool nhwc : {true, false}) {
+      // NHWC: [x kinds, alphas] against alpha [alphas]; NCHW: [alphas, x
+      // kinds] against alpha [alphas, 1].
+      Tensor x{dtype,
+               nhwc ? std::vector<int64_t>{kx, kAlphas}
+                    : std::vector<int64_t>{kAlphas, kx},
+               std::vector<unsigned char>(kAlphas * kx * 2)};
+      for (int64_t k = 0; k < kAlphas; ++k) {
+        for (int64_t j = 0; j < kx; ++j) {
+          StoreBits(dtype, x.bytes.data(),
+                    static_cast<size_t>(nhwc ? j * kAlphas + k : k * kx + j),
+                    xs[static_cast<size_t>(j)]);
+        }
+      }
+      Tensor check_alpha = alpha;
+      if (!nhwc) check_alpha.shape = {kAlphas, 1};
+      for (bool strided : {false, true}) {
+        for (bool daz_ftz : {false, true}) {
+          const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                   (nhwc ? " NHWC" : " NCHW") +
+                                   (strided ? " strided alpha" : "") +
+                                   (daz_ftz ? " DAZ/FTZ" : "");
+          const int64_t astrides[2] = {2, 1};
+          lrelu_tensor_t ta = check_alpha.View();
+          if (strided) {
+            ta.data = spaced.data();
+            ta.strides = astrides;
+          }
+          Tensor y = x;
+          std::memset(y.bytes.data(), 0xa5, y.bytes.size());
+          const lrelu_tensor_t tx = x.View();
+          lrelu_tensor_t ty = y.View();
+#if defined(__x86_64__) || defined(__i386__)
+          const unsigned csr = _mm_getcsr();
+          if (daz_ftz) _mm_setcsr(csr | 0x8040u);
+#endif
+          const lrelu_status_t status = lrelu_prelu(&tx, &ta, &ty, nullptr);
+#if defined(__x86_64__) || defined(__i386__)
+          _mm_setcsr(csr);
+#endif
+          ASSERT_EQ(status, LRELU_STATUS_OK)
+              << what << ": " << lrelu_last_error();
+          CheckForward(x, check_alpha, y, what);
+        }
+      }
+    }
+  }
+}
+
 // dalpha written through its own strides, an axis of extent 1 among them
 // (its stride is never stepped) and a negative one: the same bits as a
 // dense dalpha, and nothing else in the buffer touched.
 TEST(Prelu, DalphaThroughStridesWithUnitAxes) {
   std::mt19937 rng(11);
   std::normal_distribution<float> normal;
-  std::vector<float> xs(3 * 2 * 4), dys(xs.size());
+  std::vector<float> xs(size_t{3} * 2 * 4), dys(xs.size());
   for (float& v : xs) v = normal(rng);
   for (float& v : dys) v = normal(rng);
   float as[12] = {};

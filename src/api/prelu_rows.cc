@@ -34,20 +34,25 @@ struct RowJob {
   // (cpu/prelu_rows.h); NULL otherwise.
   cpu::PreluRowKernel kernel_round_trip = nullptr;
   cpu::PreluPlanesKernel planes_round_trip = nullptr;
+  // The 16-bit alphas' widening to float32 (cpu/prelu_rows.h).
+  cpu::WidenAlphasKernel widen = nullptr;
 };
 
 // Whether every one of the count float32 alphas is positive and finite
 // (the round trip's condition: -0 * alpha must stay -0, no NaN made). On
 // the bits: a float comparison with a NaN alpha would raise the invalid
 // flag that the round trip reads.
+// A reduction without a branch, so that it vectorizes (with `&&` it took
+// ~8 % of a 64 Ki-element float16 call at 512 channels).
 bool AllPositiveFinite(const float* a, size_t count) {
-  bool all = true;
+  uint32_t outside = 0;
   for (size_t i = 0; i < count; ++i) {
     uint32_t b;
     std::memcpy(&b, &a[i], sizeof(b));
-    all = all && b - 1 < 0x7f7fffffu;  // +0 wraps; sign, inf and NaN exceed
+    // +0 wraps; sign, inf and NaN exceed.
+    outside |= static_cast<uint32_t>(b - 1 >= 0x7f7fffffu);
   }
-  return all;
+  return outside == 0;
 }
 
 // One float32 or float64 alpha element as a double (exact). The 16-bit
@@ -73,60 +78,45 @@ inline float AlphaFloat32(double a) {
 }
 
 // float16 bits -> float32 bits, exactly, for every pattern (a NaN's payload
-// moves to the upper bits, as the oracle's decoder does). Inline and without
-// branches, so that a row of alphas converts in a vectorized loop: through
-// the oracle's out-of-line decoder, 512 alphas took ~13 % of a 64 Ki-element
-// float16 call (Xeon). Subnormals go through an int32 -> float32 conversion,
+// moves to the upper bits, as the oracle's decoder does), for alphas that
+// are strided or not element-aligned (the contiguous ones take the target's
+// WidenAlphasKernel). Subnormals go through an int32 -> float32 conversion,
 // exact below 2^24 and whose result is normal, so a caller's DAZ/FTZ or
 // rounding mode cannot touch it.
 inline uint32_t WidenHalfBits(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t m = h & 0x7fffu;
-  // All-ones where the condition holds: masks, not branches, vectorize.
-  const uint32_t inf_or_nan = 0u - static_cast<uint32_t>(m >= 0x7c00u);
-  const uint32_t normal_or_more = 0u - static_cast<uint32_t>(m >= 0x400u);
-  const uint32_t zero = 0u - static_cast<uint32_t>(m == 0);
   // Normal, inf and NaN: rebias; inf and NaN to float32's top exponent.
-  const uint32_t normal =
-      (m << 13) + (112u << 23) + (inf_or_nan & (112u << 23));
+  const uint32_t rebias = m >= 0x7c00u ? (224u << 23) : (112u << 23);
+  if (m >= 0x400u) return sign | ((m << 13) + rebias);
+  if (m == 0) return sign;
   // Subnormal: m * 2^-24, as the float m with 24 taken from its exponent.
   const float as_float = static_cast<float>(static_cast<int32_t>(m));
-  uint32_t subnormal;
-  std::memcpy(&subnormal, &as_float, sizeof(subnormal));
-  subnormal -= 24u << 23;
-  return sign | (normal & normal_or_more) |
-         (subnormal & ~normal_or_more & ~zero);
+  uint32_t bits;
+  std::memcpy(&bits, &as_float, sizeof(bits));
+  return sign | (bits - (24u << 23));
 }
 
 // `count` alphas from p, `stride` elements apart, as float32 (the narrow
 // dtypes' kernels): 16-bit alphas widen on their bits, exactly (a NaN's
-// payload stays in the upper bits), others through AlphaValue.
+// payload stays in the upper bits), contiguous ones through `widen` (the
+// target's kernel for the alphas' dtype: the oracle's out-of-line decoder
+// took ~13 % of a 64 Ki-element float16 call at 512 channels on the Xeon),
+// others through AlphaValue.
 void FillAlpha32(lrelu_dtype_t dtype, const char* p, int64_t stride,
-                 size_t count, float* out) {
+                 size_t count, float* out, cpu::WidenAlphasKernel widen) {
   const int64_t step = stride * static_cast<int64_t>(lrelu_dtype_size(dtype));
-  if (dtype == LRELU_DTYPE_FLOAT16) {
-    if (step == 2) {  // a constant step, for the vectorizer
-      for (size_t i = 0; i < count; ++i) {
-        uint16_t h;
-        std::memcpy(&h, p + 2 * i, sizeof(h));
-        const uint32_t bits = WidenHalfBits(h);
-        std::memcpy(out + i, &bits, sizeof(bits));
-      }
+  if (dtype == LRELU_DTYPE_BFLOAT16 || dtype == LRELU_DTYPE_FLOAT16) {
+    if (step == 2 && reinterpret_cast<uintptr_t>(p) % 2 == 0) {
+      widen(reinterpret_cast<const uint16_t*>(p), count, out);
       return;
     }
-    for (size_t i = 0; i < count; ++i) {
-      uint16_t h;
-      std::memcpy(&h, p + static_cast<int64_t>(i) * step, sizeof(h));
-      const uint32_t bits = WidenHalfBits(h);
-      std::memcpy(out + i, &bits, sizeof(bits));
-    }
-    return;
-  }
-  if (dtype == LRELU_DTYPE_BFLOAT16) {
+    const bool half = dtype == LRELU_DTYPE_FLOAT16;
     for (size_t i = 0; i < count; ++i) {
       uint16_t b;
       std::memcpy(&b, p + static_cast<int64_t>(i) * step, sizeof(b));
-      const uint32_t bits = static_cast<uint32_t>(b) << 16;
+      const uint32_t bits =
+          half ? WidenHalfBits(b) : static_cast<uint32_t>(b) << 16;
       std::memcpy(out + i, &bits, sizeof(bits));
     }
     return;
@@ -262,7 +252,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
       if (!wide && p.alpha_dtype == LRELU_DTYPE_FLOAT32 && as == 1) {
         std::memcpy(t32, ap, distinct * sizeof(float));  // already float32
       } else if (!wide) {
-        FillAlpha32(p.alpha_dtype, ap, as, distinct, t32);
+        FillAlpha32(p.alpha_dtype, ap, as, distinct, t32, job.widen);
       } else {
         for (size_t i = 0; i < distinct; ++i) {
           const double a = AlphaValue(
@@ -359,7 +349,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
           }
         } else {  // the narrow dtypes' kernels read float32 alphas only
           FillAlpha32(p.alpha_dtype, first, l.as[last - 1],
-                      static_cast<size_t>(loads), plane_a32);
+                      static_cast<size_t>(loads), plane_a32, job.widen);
         }
         plane_ao = ao;
         plane_k = loads;
@@ -523,6 +513,8 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   job.kernel = rows.row[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.planes = rows.planes[d][p.backward ? 1 : 0][stream ? 1 : 0];
   job.scalar = &cpu::KernelsFor(target);
+  job.widen = p.alpha_dtype == LRELU_DTYPE_BFLOAT16 ? rows.widen_bfloat16
+                                                    : rows.widen_half;
   if (p.dtype == LRELU_DTYPE_FLOAT16 && !p.backward && p.out != p.x &&
       !p.reference && job.scalar->half_round_trip) {
     job.kernel_round_trip = rows.row_round_trip[stream ? 1 : 0];

@@ -741,6 +741,55 @@ void Planes(const PreluPlanesArgs& args) {
   if (kStream) hwy::FlushStream();
 }
 
+// float16 bits (u16 lanes) -> float32 bits, on integers only (F16C's
+// widening would raise the invalid flag for a signalling NaN alpha, and the
+// round trip reads that flag). Subnormals: m * 2^-24 as the int32 m
+// converted to float (exact below 2^24, a normal result, so neither DAZ/FTZ
+// nor the rounding mode applies) with 24 taken from its exponent.
+template <class DF>
+HWY_INLINE hn::Vec<DF> WidenHalfBits(DF df,
+                                     hn::Vec<hn::Rebind<uint16_t, DF>> h) {
+  const hn::RebindToSigned<DF> di;
+  const auto u = hn::BitCast(di, hn::PromoteTo(hn::RebindToUnsigned<DF>(), h));
+  const auto m = hn::And(u, hn::Set(di, 0x7fff));
+  const auto sign = hn::ShiftLeft<16>(hn::And(u, hn::Set(di, 0x8000)));
+  const auto rebias = hn::Set(di, 112 << 23);
+  // Normal, inf and NaN: rebias; inf and NaN to float32's top exponent.
+  auto normal = hn::Add(hn::ShiftLeft<13>(m), rebias);
+  normal = hn::IfThenElse(hn::Gt(m, hn::Set(di, 0x7bff)),
+                          hn::Add(normal, rebias), normal);
+  const auto subnormal =
+      hn::Sub(hn::BitCast(di, hn::ConvertTo(df, m)), hn::Set(di, 24 << 23));
+  auto bits =
+      hn::IfThenElse(hn::Gt(m, hn::Set(di, 0x3ff)), normal,
+                     hn::IfThenElseZero(hn::Gt(m, hn::Zero(di)), subnormal));
+  return hn::BitCast(df, hn::Or(bits, sign));
+}
+
+// WidenAlphasKernel: full vectors, then the rest through a zeroed copy.
+template <bool kHalf>
+void WidenAlphas(const uint16_t* bits, size_t n, float* out) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<uint16_t, decltype(df)> d16;
+  const size_t lanes = hn::Lanes(df);
+  const auto widen = [&](hn::Vec<decltype(d16)> h) {
+    return kHalf
+               ? WidenHalfBits(df, h)
+               : hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(
+                                     hn::RebindToUnsigned<decltype(df)>(), h)));
+  };
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(widen(hn::LoadU(d16, bits + i)), df, out + i);
+  }
+  if (i == n) return;
+  HWY_ALIGN uint16_t rest[hn::MaxLanes(df)] = {};
+  HWY_ALIGN float widened[hn::MaxLanes(df)];
+  std::copy(bits + i, bits + n, rest);
+  hn::Store(widen(hn::Load(d16, rest)), df, widened);
+  std::copy(widened, widened + (n - i), out + i);
+}
+
 template <class R, class D>
 void Fill(lrelu_dtype_t dtype, PreluRowTable* table) {
   const int t = DTypeIndex(dtype);
@@ -764,6 +813,8 @@ void FillPreluRowTable(PreluRowTable* table) {
   table->row_round_trip[1] = &Row<F16RoundTrip, D, true, true>;
   table->planes_round_trip[0] = &Planes<F16RoundTrip, D, true, false>;
   table->planes_round_trip[1] = &Planes<F16RoundTrip, D, true, true>;
+  table->widen_half = &WidenAlphas<true>;
+  table->widen_bfloat16 = &WidenAlphas<false>;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

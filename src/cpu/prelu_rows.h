@@ -53,6 +53,12 @@ struct PreluPlanesArgs {
 
 using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);
 
+// n 16-bit alphas (bits, contiguous, element-aligned) widened to float32
+// exactly, for every pattern (a NaN's payload moves to the upper bits), in
+// integer arithmetic: no floating-point flag is raised and the caller's
+// DAZ/FTZ and rounding mode change nothing.
+using WidenAlphasKernel = void (*)(const uint16_t* bits, size_t n, float* out);
+
 // [dtype][0 = forward (s is v; one load), 1 = gradient][stream]: stream = 1
 // writes out with non-temporal stores (outputs far larger than the caches).
 // row_round_trip, planes_round_trip [stream]: float16's forward pass out of
@@ -67,6 +73,8 @@ struct PreluRowTable {
   PreluPlanesKernel planes[kNumDTypes][2][2];
   PreluRowKernel row_round_trip[2];
   PreluPlanesKernel planes_round_trip[2];
+  WidenAlphasKernel widen_half;      // float16 alphas
+  WidenAlphasKernel widen_bfloat16;  // bfloat16 alphas
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

@@ -877,70 +877,79 @@ TEST(Prelu, Float16RoundTripEveryPatternAndTheInvalidFlag) {
 #endif
 
 // Every 16-bit pattern as a per-channel alpha (NHWC rows and NCHW planes,
-// alpha dense and strided): the rows widen the alphas to float32 on their
-// bits (api/prelu_rows.cc FillAlpha32), subnormals included, with the
-// caller's DAZ and FTZ set as well as clear.
+// alpha dense and strided, every target): the rows widen the alphas to
+// float32 on their bits (the target's WidenAlphasKernel, cpu/prelu_rows.h,
+// or api/prelu_rows.cc's scalar loop for strided alphas), subnormals
+// included, with the caller's DAZ and FTZ set as well as clear.
 TEST(Prelu, EverySixteenBitAlphaPattern) {
-  constexpr int64_t kAlphas = int64_t{1} << 16;
-  for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
-    const bool half = dtype == LRELU_DTYPE_FLOAT16;
-    // Negative x of every kind (-1, -max, -smallest subnormal, -0.5) and
-    // one positive: each alpha pattern multiplies the negatives.
-    const std::vector<uint64_t> xs =
-        half ? std::vector<uint64_t>{0xbc00, 0xfbff, 0x8001, 0xb800, 0x3c00}
-             : std::vector<uint64_t>{0xbf80, 0xff7f, 0x8001, 0xbf00, 0x3f80};
-    const int64_t kx = static_cast<int64_t>(xs.size());
-    Tensor alpha{dtype, {kAlphas}, std::vector<unsigned char>(kAlphas * 2)};
-    // The same alphas every other element, for the strided view.
-    std::vector<uint16_t> spaced(2 * kAlphas, 0x7e00);
-    for (int64_t k = 0; k < kAlphas; ++k) {
-      StoreBits(dtype, alpha.bytes.data(), static_cast<size_t>(k),
-                static_cast<uint64_t>(k));
-      spaced[static_cast<size_t>(2 * k)] = static_cast<uint16_t>(k);
-    }
-    for (bool nhwc : {true, false}) {
-      // NHWC: [x kinds, alphas] against alpha [alphas]; NCHW: [alphas, x
-      // kinds] against alpha [alphas, 1].
-      Tensor x{dtype,
-               nhwc ? std::vector<int64_t>{kx, kAlphas}
-                    : std::vector<int64_t>{kAlphas, kx},
-               std::vector<unsigned char>(kAlphas * kx * 2)};
-      for (int64_t k = 0; k < kAlphas; ++k) {
-        for (int64_t j = 0; j < kx; ++j) {
-          StoreBits(dtype, x.bytes.data(),
-                    static_cast<size_t>(nhwc ? j * kAlphas + k : k * kx + j),
-                    xs[static_cast<size_t>(j)]);
-        }
+  // All patterns in order, then an odd count of them scattered (a partial
+  // last vector on every target).
+  for (const int64_t alphas : {int64_t{1} << 16, int64_t{4133}}) {
+    for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+      const uint64_t scatter = alphas == int64_t{1} << 16 ? 1 : 16411;
+      const bool half = dtype == LRELU_DTYPE_FLOAT16;
+      // Negative x of every kind (-1, -max, -smallest subnormal, -0.5) and
+      // one positive: each alpha pattern multiplies the negatives.
+      const std::vector<uint64_t> xs =
+          half ? std::vector<uint64_t>{0xbc00, 0xfbff, 0x8001, 0xb800, 0x3c00}
+               : std::vector<uint64_t>{0xbf80, 0xff7f, 0x8001, 0xbf00, 0x3f80};
+      const int64_t kx = static_cast<int64_t>(xs.size());
+      Tensor alpha{dtype, {alphas}, std::vector<unsigned char>(alphas * 2)};
+      // The same alphas every other element, for the strided view.
+      std::vector<uint16_t> spaced(2 * alphas, 0x7e00);
+      for (int64_t k = 0; k < alphas; ++k) {
+        const uint64_t bits = (static_cast<uint64_t>(k) * scatter) & 0xffff;
+        StoreBits(dtype, alpha.bytes.data(), static_cast<size_t>(k), bits);
+        spaced[static_cast<size_t>(2 * k)] = static_cast<uint16_t>(bits);
       }
-      Tensor check_alpha = alpha;
-      if (!nhwc) check_alpha.shape = {kAlphas, 1};
-      for (bool strided : {false, true}) {
-        for (bool daz_ftz : {false, true}) {
-          const std::string what = std::string(lrelu_dtype_name(dtype)) +
-                                   (nhwc ? " NHWC" : " NCHW") +
-                                   (strided ? " strided alpha" : "") +
-                                   (daz_ftz ? " DAZ/FTZ" : "");
-          const int64_t astrides[2] = {2, 1};
-          lrelu_tensor_t ta = check_alpha.View();
-          if (strided) {
-            ta.data = spaced.data();
-            ta.strides = astrides;
+      for (bool nhwc : {true, false}) {
+        // NHWC: [x kinds, alphas] against alpha [alphas]; NCHW: [alphas, x
+        // kinds] against alpha [alphas, 1].
+        Tensor x{dtype,
+                 nhwc ? std::vector<int64_t>{kx, alphas}
+                      : std::vector<int64_t>{alphas, kx},
+                 std::vector<unsigned char>(alphas * kx * 2)};
+        for (int64_t k = 0; k < alphas; ++k) {
+          for (int64_t j = 0; j < kx; ++j) {
+            StoreBits(dtype, x.bytes.data(),
+                      static_cast<size_t>(nhwc ? j * alphas + k : k * kx + j),
+                      xs[static_cast<size_t>(j)]);
           }
-          Tensor y = x;
-          std::memset(y.bytes.data(), 0xa5, y.bytes.size());
-          const lrelu_tensor_t tx = x.View();
-          lrelu_tensor_t ty = y.View();
+        }
+        Tensor check_alpha = alpha;
+        if (!nhwc) check_alpha.shape = {alphas, 1};
+        for (const Setting& r : Settings()) {
+          if (r.threads != 1) continue;
+          const lrelu_options_t o = Options(r);
+          for (bool strided : {false, true}) {
+            for (bool daz_ftz : {false, true}) {
+              const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                       (nhwc ? " NHWC " : " NCHW ") + r.target +
+                                       (strided ? " strided alpha" : "") +
+                                       (daz_ftz ? " DAZ/FTZ" : "");
+              const int64_t astrides[2] = {2, 1};
+              lrelu_tensor_t ta = check_alpha.View();
+              if (strided) {
+                ta.data = spaced.data();
+                ta.strides = astrides;
+              }
+              Tensor y = x;
+              std::memset(y.bytes.data(), 0xa5, y.bytes.size());
+              const lrelu_tensor_t tx = x.View();
+              lrelu_tensor_t ty = y.View();
 #if defined(__x86_64__) || defined(__i386__)
-          const unsigned csr = _mm_getcsr();
-          if (daz_ftz) _mm_setcsr(csr | 0x8040u);
+              const unsigned csr = _mm_getcsr();
+              if (daz_ftz) _mm_setcsr(csr | 0x8040u);
 #endif
-          const lrelu_status_t status = lrelu_prelu(&tx, &ta, &ty, nullptr);
+              const lrelu_status_t status = lrelu_prelu(&tx, &ta, &ty, &o);
 #if defined(__x86_64__) || defined(__i386__)
-          _mm_setcsr(csr);
+              _mm_setcsr(csr);
 #endif
-          ASSERT_EQ(status, LRELU_STATUS_OK)
-              << what << ": " << lrelu_last_error();
-          CheckForward(x, check_alpha, y, what);
+              ASSERT_EQ(status, LRELU_STATUS_OK)
+                  << what << ": " << lrelu_last_error();
+              CheckForward(x, check_alpha, y, what);
+            }
+          }
         }
       }
     }

@@ -99,16 +99,27 @@ WHY_AVX512 = {
             'its schedule, even without the subnormal fix-up exactness '
             'needs, runs at 0.084 ns/element',
     'bandwidth': 'the VM\'s memory bandwidth moves between blocks and '
-                 'runs (the 2-thread non-temporal copy read 30-54 GB/s '
-                 'over these sessions; float32 and float64 read 0.94-1.1 '
-                 'of it in other runs); float16 and bfloat16 stay below '
-                 '0.9 even in interleaved runs of the 64 Mi cells alone '
-                 '(float16 0.75-0.89, bfloat16 0.82-0.87 on 2026-12-02, '
-                 'the same before and after '
-                 'that session\'s bfloat16 kernel): the streamed kernels '
-                 'prefetch 2 KiB ahead (1, 4 and 8 KiB did no better) and '
-                 'their ALU time is a quarter of the memory time, so that '
-                 'gap is not shown to be a limit of the CPU',
+                 'runs (the 2-thread non-temporal copy read 27-54 GB/s '
+                 'over these sessions): in four interleaved runs of the '
+                 '64 Mi cells alone on 2026-12-05 (`lrelu_bench_peers '
+                 '--sizes 64Mi --threads 2 --peers lrelu,copy`) float16 '
+                 'read 0.90-0.95 of the non-temporal copy, bfloat16 '
+                 '0.88-0.96 and float32 0.98-1.02. A hand-written AVX-512 '
+                 'loop of the float16 work (vcvtph2ps, multiply, max, '
+                 'vcvtps2ph, non-temporal stores, prefetch 2 or 4 KiB '
+                 'ahead) on two pinned threads reads what lrelu\'s kernel '
+                 'reads on the same threads (0.90-0.94 against 0.94-0.95 '
+                 'of the copy in two runs, 1.19-1.22 against 1.22 in a '
+                 'third), 64-byte stores as 32-byte halves; without the '
+                 'prefetch 0.66-0.68: the kernel runs at the best loop\'s '
+                 'rate and the full run\'s cell moves with the machine',
+    'small_peer': 'the one call\'s own checks (its options, x and y, the '
+                  'MXCSR): lrelu_execute, the same kernel without them, '
+                  'loses no cell (1.40 of memcpy here against Eigen\'s '
+                  '1.47); on 16 elements the one call takes 35-40 ns and '
+                  'lrelu_execute 23-24 ns on this machine on 2026-12-05 '
+                  '(`lrelu_small_call --n 16`), where Eigen\'s expression '
+                  'checks nothing',
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',
@@ -362,6 +373,9 @@ def _why_peers(losses):
         return WHY['py_bf16']
     if cells and all(c[1:] == ('f16', 1 << 10) for c in cells):
         return WHY['f16_small']
+    if cells and 'small_peer' in WHY and \
+            all(c == ('cpp', 'f32', 1 << 10) for c in cells):
+        return WHY['small_peer']
     return None
 
 

@@ -38,14 +38,19 @@ struct Native {
 using F32 = Native<float>;
 using F64 = Native<double>;
 
-// 16-bit storage: DF is a float32 tag; s < 0 is an integer test on the bits
-// (negative finite or -inf), so NaN payloads never go through a conversion.
-template <bool kHalf>
-struct F16 {
+// The 16-bit rules' types: u16 storage lanes, float32 alphas (DF is a
+// float32 tag).
+struct Sixteen {
   using T = uint16_t;
   using A = float;
   template <class DF>
   using Storage = hn::Rebind<uint16_t, DF>;
+};
+
+// 16-bit storage: s < 0 is an integer test on the bits (negative finite or
+// -inf), so NaN payloads never go through a conversion.
+template <bool kHalf>
+struct F16 : Sixteen {
   template <class DF>
   static HWY_INLINE hn::Vec<Storage<DF>> Apply(DF df, hn::Vec<Storage<DF>> v,
                                                hn::Vec<Storage<DF>> s,
@@ -70,11 +75,7 @@ struct F16 {
 // its bits but a signalling NaN's, which F16C's widening quiets as it
 // raises the invalid flag: the caller then runs the task again with
 // F16<true> (api/prelu_rows.cc, RoundTripOrExact).
-struct F16RoundTrip {
-  using T = uint16_t;
-  using A = float;
-  template <class DF>
-  using Storage = hn::Rebind<uint16_t, DF>;
+struct F16RoundTrip : Sixteen {
   template <class DF>
   static HWY_INLINE hn::Vec<Storage<DF>> Apply(DF df, hn::Vec<Storage<DF>> v,
                                                hn::Vec<Storage<DF>> /*s*/,

@@ -116,10 +116,10 @@ WHY_AVX512 = {
     'small_peer': 'the one call\'s own checks (its options, x and y, the '
                   'MXCSR): lrelu_execute, the same kernel without them, '
                   'loses no cell (1.40 of memcpy here against Eigen\'s '
-                  '1.47); on 16 elements the one call takes 35-40 ns and '
-                  'lrelu_execute 23-24 ns on this machine on 2026-12-05 '
-                  '(`lrelu_small_call --n 16`), where Eigen\'s expression '
-                  'checks nothing',
+                  '1.47); on 16 elements the one call takes 21-23 ns and '
+                  'lrelu_execute 13-14 ns (35-40 and 23-24 ns in a slower '
+                  'hour of the same day; `lrelu_small_call --n 16`, '
+                  '2026-12-05), where Eigen\'s expression checks nothing',
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',

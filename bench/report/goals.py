@@ -100,19 +100,20 @@ WHY_AVX512 = {
             'needs, runs at 0.084 ns/element',
     'bandwidth': 'the VM\'s memory bandwidth moves between blocks and '
                  'runs (the 2-thread non-temporal copy read 27-54 GB/s '
-                 'over these sessions): in four interleaved runs of the '
+                 'over these sessions). In four interleaved runs of the '
                  '64 Mi cells alone on 2026-12-05 (`lrelu_bench_peers '
                  '--sizes 64Mi --threads 2 --peers lrelu,copy`) float16 '
                  'read 0.90-0.95 of the non-temporal copy, bfloat16 '
-                 '0.88-0.96 and float32 0.98-1.02. A hand-written AVX-512 '
-                 'loop of the float16 work (vcvtph2ps, multiply, max, '
-                 'vcvtps2ph, non-temporal stores, prefetch 2 or 4 KiB '
-                 'ahead) on two pinned threads reads what lrelu\'s kernel '
-                 'reads on the same threads (0.90-0.94 against 0.94-0.95 '
-                 'of the copy in two runs, 1.19-1.22 against 1.22 in a '
-                 'third), 64-byte stores as 32-byte halves; without the '
-                 'prefetch 0.66-0.68: the kernel runs at the best loop\'s '
-                 'rate and the full run\'s cell moves with the machine',
+                 '0.88-0.96 and float32 0.98-1.02. `lrelu_stream_limits` '
+                 '(bench/kernel_limits) runs a hand-written AVX-512 loop '
+                 'of the float16 work (widen, multiply, max, narrow, '
+                 'non-temporal stores, x prefetched 2 or 4 KiB ahead) and '
+                 'lrelu\'s kernel on the same two pinned threads: in three '
+                 'quiet runs lrelu read 0.97-1.23 of the copy and the loop '
+                 '0.89-1.21 (0.70-0.97 without the prefetch; 64-byte '
+                 'stores as 32-byte halves); in a loaded one both 0.89. '
+                 'The kernel runs at the best loop\'s rate and the full '
+                 'run\'s cells move with the machine',
     'small_peer': 'the one call\'s own checks (its options, x and y, the '
                   'MXCSR): lrelu_execute, the same kernel without them, '
                   'loses no cell (1.40 of memcpy here against Eigen\'s '
@@ -120,6 +121,22 @@ WHY_AVX512 = {
                   'lrelu_execute 13-14 ns (35-40 and 23-24 ns in a slower '
                   'hour of the same day; `lrelu_small_call --n 16`, '
                   '2026-12-05), where Eigen\'s expression checks nothing',
+    'f64_split': 'lrelu keeps calls that move under 512 KiB on one '
+                 'thread (cpu/tiling.h kTaskBytes; 16 Ki float64 elements '
+                 'in and out move 256 KiB), where waking a sleeping worker '
+                 'can cost more than the second half of the call; the '
+                 'OpenMP loop\'s threads spin between its back-to-back '
+                 'regions. With the threshold halved in an experiment '
+                 '(2026-12-05), back-to-back two-task calls took 0.85-0.91 '
+                 'of memcpy\'s time against 1.06-1.10 on one thread, a '
+                 'gain only while lrelu\'s workers still spin from the '
+                 'call before; the threshold stays until isolated calls '
+                 'are measured too',
+    'py_4Mi': 'the cell moves between runs: timed directly on '
+              '2026-12-05 (medians of 41 calls, three runs; lrelu.leaky_'
+              'relu(x, 0.01, out=y, threads=1) against torch\'s '
+              'leaky_relu(t, 0.01, out=u) on one thread) lrelu took '
+              '0.76-0.81 of np.copyto\'s time and torch 1.01-1.10',
     'f16': 'the kernel runs XNNPACK\'s float16 schedule at 16 lanes, at '
            'that schedule\'s speed (limits below: 1.44 vs 1.41 the copy at '
            '16 Ki, 1.43 vs 1.43 at 256 Ki)',
@@ -365,18 +382,38 @@ def peer_losses(records, api, lang='cpp'):
     return losses, compared
 
 
-def _why_peers(losses):
-    """Why the lost peer comparisons are lost, where one reason covers
-    them all."""
-    cells = {(lr['lang'], lr['dtype'], lr['n']) for lr, _ in losses}
-    if cells and all(c[1] == 'bf16' and c[0] == 'py' for c in cells):
+def _why_cell(lang, dtype, n, threads):
+    """The reason a lost peer cell is lost, where one is known."""
+    if lang == 'py' and dtype == 'bf16':
         return WHY['py_bf16']
-    if cells and all(c[1:] == ('f16', 1 << 10) for c in cells):
+    if (dtype, n) == ('f16', 1 << 10):
         return WHY['f16_small']
-    if cells and 'small_peer' in WHY and \
-            all(c == ('cpp', 'f32', 1 << 10) for c in cells):
-        return WHY['small_peer']
+    if lang == 'cpp' and (dtype, n) == ('f32', 1 << 10):
+        return WHY.get('small_peer')
+    if lang == 'cpp' and (dtype, n, threads) == ('f64', 16 << 10, 2):
+        return WHY.get('f64_split')
+    if lang == 'py' and (dtype, n) == ('f32', 4 << 20):
+        return WHY.get('py_4Mi')
     return None
+
+
+def _why_peers(losses):
+    """Why the lost peer comparisons are lost: each cell's reason (one
+    reason for all, or each reason after the cells it covers); none where
+    a cell has no known reason."""
+    reasons = {}
+    for lr, _ in losses:
+        why = _why_cell(lr['lang'], lr['dtype'], lr['n'], lr['threads'])
+        if why is None:
+            return None
+        cell = f"{lr['dtype']} n={size_label(lr['n'])} {lr['threads']}T"
+        cells = reasons.setdefault(why, [])
+        if cell not in cells:
+            cells.append(cell)
+    if len(reasons) <= 1:
+        return next(iter(reasons), None)
+    return '; '.join(f"{', '.join(cells)}: {why}"
+                     for why, cells in reasons.items())
 
 
 def peer_goals(records):

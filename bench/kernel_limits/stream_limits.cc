@@ -11,6 +11,7 @@
 // and inputs without signalling NaNs.
 //
 //   stream_limits [rounds=9]
+#include <cpuid.h>
 #include <immintrin.h>
 #include <pthread.h>
 #include <sched.h>
@@ -97,7 +98,9 @@ void LreluOneThread(const uint16_t* x, uint16_t* y, size_t n) {
   const int64_t shape[1] = {static_cast<int64_t>(n)};
   const lrelu_tensor_t tx = Half(x, shape);
   const lrelu_tensor_t ty = Half(y, shape);
-  if (lrelu_leaky_relu(&tx, 0.01, &ty, &o) != LRELU_STATUS_OK) std::abort();
+  if (lrelu_leaky_relu(&tx, 0.01, &ty, &o) != LRELU_STATUS_OK) {
+    std::abort();
+  }
 }
 
 void Pin(int cpu) {
@@ -107,10 +110,17 @@ void Pin(int cpu) {
   pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+// CPUID leaf 1, ECX bit 29 (clang 14's __builtin_cpu_supports does not
+// know "f16c").
+bool HasF16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && ((ecx >> 29) & 1u) != 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!lrelu::bench::HasAvx512() || !__builtin_cpu_supports("f16c")) {
+  if (!lrelu::bench::HasAvx512() || !HasF16c()) {
     std::printf("stream_limits: needs AVX-512 F/BW/VL and F16C\n");
     return 0;
   }
@@ -118,7 +128,10 @@ int main(int argc, char** argv) {
     std::printf("stream_limits: needs two CPUs\n");
     return 0;
   }
-  const int rounds = argc > 1 ? std::max(1, std::atoi(argv[1])) : 9;
+  const int rounds =
+      argc > 1
+          ? std::max(1, static_cast<int>(std::strtol(argv[1], nullptr, 10)))
+          : 9;
   const size_t n = size_t{64} << 20;
   auto x = hwy::AllocateAligned<uint16_t>(n);
   auto y = hwy::AllocateAligned<uint16_t>(n);
@@ -136,7 +149,9 @@ int main(int argc, char** argv) {
   const int64_t shape[1] = {static_cast<int64_t>(n)};
   const lrelu_tensor_t tx = Half(x.get(), shape);
   const lrelu_tensor_t ty = Half(y.get(), shape);
-  if (lrelu_leaky_relu(&tx, 0.01, &ty, &two) != LRELU_STATUS_OK) return 1;
+  if (lrelu_leaky_relu(&tx, 0.01, &ty, &two) != LRELU_STATUS_OK) {
+    return 1;
+  }
 
   struct Row {
     const char* name;
@@ -165,7 +180,9 @@ int main(int argc, char** argv) {
     for (;;) {
       round.wait(seen);
       seen = round.load();
-      if (quit.load()) return;
+      if (quit.load()) {
+        return;
+      }
       loop.load()(x.get() + n / 2, y.get() + n / 2, n / 2);
       done.fetch_add(1);
     }
@@ -182,7 +199,9 @@ int main(int argc, char** argv) {
         round.fetch_add(1);
         round.notify_one();
         rows[k].loop(x.get(), y.get(), n / 2);
-        while (done.load() == 0) _mm_pause();
+        while (done.load() == 0) {
+          _mm_pause();
+        }
       } else if (lrelu_leaky_relu(&tx, 0.01, &ty, &two) != LRELU_STATUS_OK) {
         return 1;
       }

@@ -109,7 +109,7 @@ WHY_AVX512 = {
                  'of the float16 work (widen, multiply, max, narrow, '
                  'non-temporal stores, x prefetched 2 or 4 KiB ahead) and '
                  'lrelu\'s kernel on the same two pinned threads: in three '
-                 'quiet runs lrelu read 0.97-1.23 of the copy and the loop '
+                 'quiet runs lrelu read 0.96-1.23 of the copy and the loop '
                  '0.89-1.21 (0.70-0.97 without the prefetch; 64-byte '
                  'stores as 32-byte halves); in a loaded one both 0.89. '
                  'The kernel runs at the best loop\'s rate and the full '

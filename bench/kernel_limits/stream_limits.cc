@@ -17,7 +17,6 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,9 +25,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench_copy.h"
 #include "hwy/aligned_allocator.h"
 #include "loops_avx512.h"
 #include "lrelu/lrelu.h"
+#include "worker_pool.h"
 
 namespace {
 
@@ -37,12 +38,9 @@ namespace {
 
 using Loop = void (*)(const uint16_t* x, uint16_t* y, size_t n);
 
-LRELU_AVX512 void NonTemporalCopy(const uint16_t* x, uint16_t* y, size_t n) {
-  for (size_t i = 0; i < n; i += 32) {
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(y + i),
-                        _mm512_load_si512(x + i));
-  }
-  _mm_sfence();
+// The harness's own non-temporal copy (bench_copy.h), the pages' baseline.
+void NonTemporalCopy(const uint16_t* x, uint16_t* y, size_t n) {
+  lrelu_bench::NtCopyFunction()(y, x, n * sizeof(uint16_t));
 }
 
 // 16 float16 values widened, times alpha, max, narrowed in a register (not
@@ -168,40 +166,19 @@ int main(int argc, char** argv) {
   };
   constexpr size_t kRows = sizeof(rows) / sizeof(rows[0]);
 
-  // The second half runs on a helper pinned to CPU 1, which sleeps between
-  // rounds (a spinning helper would take a CPU from lrelu's pool).
-  std::atomic<int> round{0};
-  std::atomic<int> done{0};
-  std::atomic<Loop> loop{nullptr};
-  std::atomic<bool> quit{false};
-  std::thread helper([&] {
-    Pin(1);
-    int seen = 0;
-    for (;;) {
-      round.wait(seen);
-      seen = round.load();
-      if (quit.load()) {
-        return;
-      }
-      loop.load()(x.get() + n / 2, y.get() + n / 2, n / 2);
-      done.fetch_add(1);
-    }
-  });
-  Pin(0);
+  // Half each on the caller and one worker (which sleeps between rounds, so
+  // it takes no CPU from lrelu's pool), pinned to CPUs 0 and 1.
+  lrelu_bench::WorkerPool pool(1);
+  pool.Run(2, [](size_t i) { Pin(static_cast<int>(i)); });
 
   std::vector<std::vector<double>> ms(kRows);
   for (int r = 0; r < rounds; ++r) {
     for (size_t k = 0; k < kRows; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
       if (rows[k].loop != nullptr) {
-        loop.store(rows[k].loop);
-        done.store(0);
-        round.fetch_add(1);
-        round.notify_one();
-        rows[k].loop(x.get(), y.get(), n / 2);
-        while (done.load() == 0) {
-          _mm_pause();
-        }
+        pool.Run(2, [&](size_t i) {
+          rows[k].loop(x.get() + i * n / 2, y.get() + i * n / 2, n / 2);
+        });
       } else if (lrelu_leaky_relu(&tx, 0.01, &ty, &two) != LRELU_STATUS_OK) {
         return 1;
       }
@@ -210,10 +187,6 @@ int main(int argc, char** argv) {
           std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
   }
-  quit.store(true);
-  round.fetch_add(1);
-  round.notify_one();
-  helper.join();
 
   std::vector<double> median(kRows);
   for (size_t k = 0; k < kRows; ++k) {

@@ -77,32 +77,13 @@ inline float AlphaFloat32(double a) {
                 : std::numeric_limits<float>::quiet_NaN();
 }
 
-// float16 bits -> float32 bits, exactly, for every pattern (a NaN's payload
-// moves to the upper bits, as the oracle's decoder does), for alphas that
-// are strided or not element-aligned (the contiguous ones take the target's
-// WidenAlphasKernel). Subnormals go through an int32 -> float32 conversion,
-// exact below 2^24 and whose result is normal, so a caller's DAZ/FTZ or
-// rounding mode cannot touch it.
-inline uint32_t WidenHalfBits(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t m = h & 0x7fffu;
-  // Normal, inf and NaN: rebias; inf and NaN to float32's top exponent.
-  const uint32_t rebias = m >= 0x7c00u ? (224u << 23) : (112u << 23);
-  if (m >= 0x400u) return sign | ((m << 13) + rebias);
-  if (m == 0) return sign;
-  // Subnormal: m * 2^-24, as the float m with 24 taken from its exponent.
-  const float as_float = static_cast<float>(static_cast<int32_t>(m));
-  uint32_t bits;
-  std::memcpy(&bits, &as_float, sizeof(bits));
-  return sign | (bits - (24u << 23));
-}
-
 // `count` alphas from p, `stride` elements apart, as float32 (the narrow
 // dtypes' kernels): 16-bit alphas widen on their bits, exactly (a NaN's
 // payload stays in the upper bits), contiguous ones through `widen` (the
 // target's kernel for the alphas' dtype: the oracle's out-of-line decoder
 // took ~13 % of a 64 Ki-element float16 call at 512 channels on the Xeon),
-// others through AlphaValue.
+// strided 16-bit ones through that decoder (integer arithmetic, so DAZ/FTZ
+// cannot touch a subnormal), others through AlphaValue.
 void FillAlpha32(lrelu_dtype_t dtype, const char* p, int64_t stride,
                  size_t count, float* out, cpu::WidenAlphasKernel widen) {
   const int64_t step = stride * static_cast<int64_t>(lrelu_dtype_size(dtype));
@@ -111,13 +92,12 @@ void FillAlpha32(lrelu_dtype_t dtype, const char* p, int64_t stride,
       widen(reinterpret_cast<const uint16_t*>(p), count, out);
       return;
     }
-    const bool half = dtype == LRELU_DTYPE_FLOAT16;
+    const bool bfloat16 = dtype == LRELU_DTYPE_BFLOAT16;
     for (size_t i = 0; i < count; ++i) {
-      uint16_t b;
-      std::memcpy(&b, p + static_cast<int64_t>(i) * step, sizeof(b));
-      const uint32_t bits =
-          half ? WidenHalfBits(b) : static_cast<uint32_t>(b) << 16;
-      std::memcpy(out + i, &bits, sizeof(bits));
+      uint16_t bits;
+      std::memcpy(&bits, p + static_cast<int64_t>(i) * step, sizeof(bits));
+      out[i] = bfloat16 ? reference::BFloat16ToFloat(bits)
+                        : reference::HalfToFloat(bits);
     }
     return;
   }
@@ -218,6 +198,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
   // negative strides: kNone marks "nothing loaded".
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   int64_t plane_ao = kNone, plane_k = 0;  // offset and count in plane_a*
+  bool plane_positive = false;            // plane_a32 allows the round trip
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   std::fill(idx, idx + last, 0);
   // Row `begin`'s indices and offsets (from row 0 all zero: no divisions).
@@ -353,10 +334,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
         }
         plane_ao = ao;
         plane_k = loads;
+        plane_positive =
+            round_trip && !wide &&
+            AllPositiveFinite(plane_a32, static_cast<size_t>(loads));
       }
-      const bool planes_positive =
-          round_trip && AllPositiveFinite(a32p, static_cast<size_t>(loads));
-      (planes_positive ? job.planes_round_trip : job.planes)(
+      (!direct && plane_positive ? job.planes_round_trip : job.planes)(
           {vp, xp, op, a32p, a64p, static_cast<size_t>(length),
            static_cast<size_t>(k), static_cast<size_t>(loads)});
       if (row + k >= end) break;  // the last call (see above)
@@ -416,12 +398,11 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
 void RunRowsChecked(const RowJob& job, int64_t begin, int64_t end) {
 #if defined(__x86_64__) || defined(__i386__)
   if (job.kernel_round_trip != nullptr) {
-    static const size_t clear_flag_from = cpu::ClearInvalidFlagFrom();
     cpu::DefaultFloatEnv env;  // the flag is read and set inside it
     const auto n = static_cast<size_t>(
         (end - begin) * job.layout->extent[job.layout->rank - 1]);
     cpu::RoundTripOrExact(
-        n, clear_flag_from, [&] { RunRows(job, begin, end, true); },
+        n, cpu::ClearInvalidFlagFrom(), [&] { RunRows(job, begin, end, true); },
         [&] { RunRows(job, begin, end, false); });
     return;
   }

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "cpu/cpu_kind.h"
+
 namespace lrelu::cpu {
 namespace {
 
@@ -41,7 +43,7 @@ CacheFacts ThisCpu() {
   __builtin_cpu_init();
   facts.intel_avx512 =
       __builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f");
-  facts.amd = __builtin_cpu_is("amd");
+  facts.amd = IsAmd();
   facts.amd_avx512 = facts.amd && __builtin_cpu_supports("avx512f");
 #endif
 #ifdef _SC_LEVEL2_CACHE_SIZE

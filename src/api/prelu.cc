@@ -114,6 +114,11 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
         stride.push_back(p.dalpha.strides[j]);
       }
     }
+    if (extent.size() <= 1) {  // per channel: one axis, no odometer
+      StoreStrided(p.dalpha.data, elem, extent.empty() ? 0 : stride[0],
+                   dalpha.data(), dalpha.size());
+      return LRELU_STATUS_OK;
+    }
     std::vector<int64_t> idx(extent.size(), 0);
     int64_t off = 0;
     for (size_t k = 0; k < dalpha.size(); ++k) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -227,6 +228,17 @@ std::pair<cpu::BoundedRunKernel, cpu::BoundedRowsKernel> BoundedKernelsOf(
   return {t.run[k], t.rows[k]};
 }
 
+// p's bounded kernels.
+const cpu::BoundedTable& BoundedFor(const PreluPlan& p) {
+  return cpu::BoundedFor(TargetBit(p));
+}
+// p's bounded kernel for many contiguous runs a call; NULL where there is
+// none (float64 x or dalpha: the pair sums go run by run).
+cpu::BoundedRunsKernel BoundedRunsOf(const PreluPlan& p) {
+  const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
+  return k < 0 || k > 2 ? nullptr : BoundedFor(p).runs[k];
+}
+
 // After two alpha elements in a row (or an NHWC call) that the bounded sum
 // did not decide, the next kSkipAfterMiss take the exact paths directly:
 // data with many exact ties (integers summed past a 16-bit format's
@@ -283,16 +295,76 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       Advance(dims, outer, e, &idx, &xo, &dyo);
     }
   };
+  // The exact sum of alpha element k into out[k].
+  auto exact = [&](int64_t k) {
+    each_row(k, [&](const char* xr, const char* dyr) {
+      if (wide) {
+        for (int64_t i = 0; i < inner; ++i) {
+          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
+        }
+      } else {
+        if (!products) products.emplace(TargetBit(p));
+        products->Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
+                      &sum);
+      }
+    });
+    if (products) products->FlushInto(&bins);
+    out[k] = RoundBinsAndSum(&bins, &sum, fa);
+    sum.Clear();
+  };
+  if (empty) {
+    std::fill(out + begin, out + end, uint64_t{0});  // no term: +0
+    return;
+  }
   // Contiguous runs try the bounded sum first.
+  const bool contiguous = xs[outer] == 1 && dys[outer] == 1;
   const cpu::BoundedRunKernel bounded =
-      xs[outer] == 1 && dys[outer] == 1 ? BoundedKernelsOf(p).first : nullptr;
+      contiguous ? BoundedKernelsOf(p).first : nullptr;
+  // One contiguous run per element (NCHW planes): many elements a kernel
+  // call, rounded after it.
+  const cpu::BoundedRunsKernel runs =
+      contiguous && rows == 1 && inner <= cpu::kBoundedRun ? BoundedRunsOf(p)
+                                                           : nullptr;
+  if (runs != nullptr) {
+    const cpu::RoundSumsKernel round = BoundedFor(p).round_sums;
+    constexpr int64_t kBlock = 64;
+    double sums[kBlock], abs[kBlock];
+    uint64_t bits[kBlock], decided[kBlock];
+    bool exact_next = false;  // the block before missed in most elements
+    for (int64_t k = begin; k < end; k += kBlock) {
+      const int64_t count = std::min(kBlock, end - k);
+      if (exact_next) {
+        // Data with many exact ties (integers summed past a 16-bit
+        // format's precision) would otherwise pay both passes every time.
+        for (int64_t j = 0; j < count; ++j) exact(k + j);
+        exact_next = false;
+        continue;
+      }
+      const auto c = static_cast<size_t>(count);
+      const int64_t height =
+          runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
+               static_cast<size_t>(inner), sums, abs);
+      round(sums, abs, c, height, fa, bits, decided);
+      int64_t misses = 0;
+      for (int64_t j = 0; j < count; ++j) {
+        if (decided[j] != 0) {
+          out[k + j] = bits[j];
+          continue;
+        }
+        cpu::BoundedSum s;
+        s.AddRun(sums[j], abs[j], height);
+        if (!cpu::RoundIfCertain(s, fa, &out[k + j])) {
+          exact(k + j);
+          ++misses;
+        }
+      }
+      exact_next = 2 * misses > count;
+    }
+    return;
+  }
   int skip = 0;  // elements left to skip the bounded sum (kSkipAfterMiss)
   bool missed = false;  // the last element tried missed
   for (int64_t k = begin; k < end; ++k) {
-    if (empty) {
-      out[k] = 0;  // no term: +0
-      continue;
-    }
     if (bounded != nullptr && skip > 0) {
       --skip;
     } else if (bounded != nullptr) {
@@ -312,20 +384,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       if (missed) skip = kSkipAfterMiss;
       missed = true;
     }
-    each_row(k, [&](const char* xr, const char* dyr) {
-      if (wide) {
-        for (int64_t i = 0; i < inner; ++i) {
-          AddTerm(p.dtype, f, elem, xr + i * xi, dyr + i * dyi, &sum, &bins);
-        }
-      } else {
-        if (!products) products.emplace(TargetBit(p));
-        products->Add(p.dtype, xr, xs[outer], dyr, dys[outer], inner, &bins,
-                      &sum);
-      }
-    });
-    if (products) products->FlushInto(&bins);
-    out[k] = RoundBinsAndSum(&bins, &sum, fa);
-    sum.Clear();
+    exact(k);
   }
 }
 
@@ -600,12 +659,33 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     std::vector<int64_t> undecided;
     const auto count = static_cast<size_t>(channels);
     const size_t alone = std::max<size_t>(1, count / kChannelsAlone);
-    for (size_t c = 0; c < count; ++c) {
-      cpu::BoundedSum total;
-      for (size_t t = 0; t < static_cast<size_t>(tasks); ++t) {
-        total.Merge(bounded[t * count + c]);
+    // Each channel's total: the first task's sums, the others merged in.
+    for (size_t t = 1; t < static_cast<size_t>(tasks); ++t) {
+      for (size_t c = 0; c < count; ++c) {
+        bounded[c].Merge(bounded[t * count + c]);
       }
-      if (!cpu::RoundIfCertain(total, fa, &out[c])) {
+    }
+    // The 32/16-bit dalphas decided in vectors first (RoundSumsKernel).
+    const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
+    std::vector<uint64_t> decided(k >= 0 && k <= 2 ? count : 0);
+    if (!decided.empty()) {
+      std::vector<double> total(count), abs(count);
+      int64_t height = 0;
+      for (size_t c = 0; c < count; ++c) {
+        const cpu::BoundedSum& s = bounded[c];
+        total[c] = s.sum + s.error;
+        // Beyond RoundIfCertain's limits (a NaN decides nothing): its own.
+        abs[c] = s.runs <= (int64_t{1} << 26)
+                     ? s.abs
+                     : std::numeric_limits<double>::quiet_NaN();
+        height = std::max(height, s.height);
+      }
+      BoundedFor(p).round_sums(total.data(), abs.data(), count, height, fa, out,
+                               decided.data());
+    }
+    for (size_t c = 0; c < count; ++c) {
+      if (!decided.empty() && decided[c] != 0) continue;
+      if (!cpu::RoundIfCertain(bounded[c], fa, &out[c])) {
         undecided.push_back(static_cast<int64_t>(c));
         if (undecided.size() > alone) break;
       }

@@ -251,6 +251,28 @@ void StoreBits(char* p, size_t elem, uint64_t bits) {
   }
 }
 
+namespace {
+template <class T>
+void StoreAs(char* p, int64_t step, const uint64_t* bits, size_t count) {
+  const auto bytes = step * static_cast<int64_t>(sizeof(T));
+  for (size_t k = 0; k < count; ++k) {
+    const auto b = static_cast<T>(bits[k]);
+    std::memcpy(p + static_cast<int64_t>(k) * bytes, &b, sizeof(T));
+  }
+}
+}  // namespace
+
+void StoreStrided(char* p, size_t elem, int64_t step, const uint64_t* bits,
+                  size_t count) {
+  if (elem == 2) {
+    StoreAs<uint16_t>(p, step, bits, count);
+  } else if (elem == 4) {
+    StoreAs<uint32_t>(p, step, bits, count);
+  } else {
+    StoreAs<uint64_t>(p, step, bits, count);
+  }
+}
+
 // The per-view calls' options.
 lrelu_options_t ViewOptions(const PreluPlan& p,
                             const lrelu_thread_pool_t* pool) {

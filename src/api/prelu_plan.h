@@ -93,6 +93,10 @@ lrelu_tensor_t SubView(const View& v, int64_t offset);
 // Bits of one 2-, 4- or 8-byte element.
 uint64_t LoadBits(const char* p, size_t elem);
 void StoreBits(char* p, size_t elem, uint64_t bits);
+// StoreBits of bits[k] at p + k * step elements, k < count: one branch on
+// the element size, not a call an element.
+void StoreStrided(char* p, size_t elem, int64_t step, const uint64_t* bits,
+                  size_t count);
 
 // Below this many bytes per task another thread costs more than it saves
 // (LeakyReLU's measured threshold, docs/performance.md).

@@ -465,6 +465,234 @@ void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   }
 }
 
+// Runs side by side (BoundedRunsKernel): kGroup runs step together, one
+// accumulator of each kind a run, so the additions' latency is hidden by
+// the other runs instead of by four accumulators of one (a run of 128
+// terms has four steps of four; its chains and lane sums were the
+// latency of the whole call).
+constexpr size_t kGroup = 4;
+
+// The zero-padded last n % lanes terms of each run of a group, and what
+// AddRun takes: the terms of float64 lanes (loader L).
+template <class L, class D>
+HWY_INLINE void GroupTail(D d, const typename L::T* const* x,
+                          const typename L::T* const* dy, size_t i, size_t n,
+                          hn::Vec<D>* s, hn::Vec<D>* a) {
+  using T = typename L::T;
+  if (i == n) return;
+  for (size_t g = 0; g < kGroup; ++g) {
+    T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+    std::memcpy(xt, x[g] + i, (n - i) * sizeof(T));
+    std::memcpy(dyt, dy[g] + i, (n - i) * sizeof(T));
+    const auto p = Term<L>(d, xt, dyt);  // a zero x makes a zero term
+    s[g] = hn::Add(s[g], p);
+    a[g] = hn::Add(a[g], hn::Abs(p));
+  }
+}
+
+// kGroup runs of float64 terms (loader L): sums[g] and abs[g].
+template <class L>
+void GroupRun(const typename L::T* const* x, const typename L::T* const* dy,
+              size_t n, double* sums, double* abs) {
+  const hn::ScalableTag<double> d;
+  const size_t lanes = hn::Lanes(d);
+  hn::Vec<decltype(d)> s[kGroup], a[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) s[g] = a[g] = hn::Zero(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      const auto p = Term<L>(d, x[g] + i, dy[g] + i);
+      s[g] = hn::Add(s[g], p);
+      a[g] = hn::Add(a[g], hn::Abs(p));
+    }
+  }
+  GroupTail<L>(d, x, dy, i, n, s, a);
+  for (size_t g = 0; g < kGroup; ++g) {
+    sums[g] = hn::GetLane(hn::SumOfLanes(d, s[g]));
+    abs[g] = hn::GetLane(hn::SumOfLanes(d, a[g]));
+  }
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// kGroup runs of terms formed in float32 lanes (BoundedRunLanes's, loader
+// In): sums[g] and abs[g]; a run whose float32 magnitude does not hold the
+// bound goes again on its own in float64.
+template <class In>
+void GroupRunLanes(const typename In::T* const* x,
+                   const typename In::T* const* dy, size_t n, double* sums,
+                   double* abs) {
+  using T = typename In::T;
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const size_t lanes = hn::Lanes(df);
+  hn::Vec<decltype(d)> lo[kGroup], hi[kGroup];
+  hn::Vec<decltype(df)> m[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) {
+    lo[g] = hi[g] = hn::Zero(d);
+    m[g] = hn::Zero(df);
+  }
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      AddTerms<In>(d, df, x[g] + i, dy[g] + i, &lo[g], &hi[g], &m[g]);
+    }
+  }
+  if (i < n) {
+    for (size_t g = 0; g < kGroup; ++g) {  // zero-padded, as BoundedRunLanes
+      T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+      std::memcpy(xt, x[g] + i, (n - i) * sizeof(T));
+      std::memcpy(dyt, dy[g] + i, (n - i) * sizeof(T));
+      AddTerms<In>(d, df, xt, dyt, &lo[g], &hi[g], &m[g]);
+    }
+  }
+  for (size_t g = 0; g < kGroup; ++g) {
+    const float a = hn::GetLane(hn::SumOfLanes(df, m[g]));
+    if (Checked<In>() && !CertainMagnitude(a)) {
+      BoundedSum one;
+      BoundedRun<typename In::Wide>(x[g], dy[g], n, &one);
+      sums[g] = one.sum;
+      abs[g] = one.abs;
+      continue;
+    }
+    sums[g] = hn::GetLane(hn::SumOfLanes(d, hn::Add(lo[g], hi[g])));
+    abs[g] = static_cast<double>(a);
+  }
+}
+#endif
+
+// The height of every run kernel's terms for runs of n terms: BoundedRun
+// (four accumulators: n / (4 lanes) terms a lane, four from the tail, two
+// joins, at most `lanes` additions joining the lanes), BoundedRunLanes
+// (n / (2 lanes) and two in float32 lanes, the halves' join) and the group
+// kernels (one accumulator: n / lanes and one), whichever ran.
+inline int64_t RunsHeight(size_t n) {
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const auto l = static_cast<int64_t>(hn::Lanes(d));
+  const auto lf = static_cast<int64_t>(hn::Lanes(df));
+  const auto m = static_cast<int64_t>(n);
+  return std::max({m / (4 * l) + 6 + l, m / (2 * lf) + 4 + lf, m / l + 2 + l,
+                   m / lf + 3 + lf});
+}
+
+// kGroupRun over count runs in groups, the last count % kGroup one at a
+// time through kRun (BoundedRunsKernel).
+template <class T,
+          void (*kGroupRun)(const T* const*, const T* const*, size_t, double*,
+                            double*),
+          void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
+int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
+                    const int64_t* dy_offsets, size_t count, size_t n,
+                    double* sums, double* abs) {
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  size_t k = 0;
+  for (; k + kGroup <= count; k += kGroup) {
+    const T* xg[kGroup];
+    const T* dyg[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) {
+      xg[g] = x + x_offsets[k + g];
+      dyg[g] = dy + dy_offsets[k + g];
+    }
+    kGroupRun(xg, dyg, n, sums + k, abs + k);
+  }
+  for (; k < count; ++k) {
+    BoundedSum one;  // one AddRun from zero: its sum exactly, no error
+    kRun(x + x_offsets[k], dy + dy_offsets[k], n, &one);
+    sums[k] = one.sum;
+    abs[k] = one.abs;
+  }
+  return RunsHeight(n);
+}
+
+// RoundSumsKernel for Lanes(d) sums: `sum` (sum + error), the magnitudes
+// `abs` and `scale`, (height + 2) u: the decided lanes' bits into *bits
+// and a mask of them.
+template <class D>
+HWY_INLINE hn::Mask<D> RoundSumsVector(D d, hn::Vec<D> sum, hn::Vec<D> abs,
+                                       hn::Vec<D> scale,
+                                       const reference::Format& f,
+                                       hn::Vec<hn::RebindToUnsigned<D>>* bits) {
+  const hn::RebindToUnsigned<D> du;
+  // As RoundIfCertain: A within the bound's range (a NaN fails), the
+  // interval [sum - wide, sum + wide] around the sum.
+  const auto valid = hn::And(hn::Ge(abs, hn::Set(d, 0x1p-900)),
+                             hn::Le(abs, hn::Set(d, 0x1p900)));
+  const auto wide = hn::Mul(
+      hn::MulAdd(scale, abs, hn::Mul(hn::Abs(sum), hn::Set(d, 0x1p-50))),
+      hn::Set(d, 1 + 0x1p-49));
+  const auto lo = hn::Sub(sum, wide);
+  const auto hi = hn::Add(sum, wide);
+  // Both ends in the format's normal range (RoundNormal's test; an inf or
+  // NaN sum fails it).
+  const int shift = 53 - f.precision;
+  const auto least = hn::Set(d, Pow2(1 - f.emax));
+  const auto largest = hn::Set(
+      d, Pow2(f.emax, ((uint64_t{1} << (f.precision - 1)) - 1) << shift));
+  auto normal = [&](hn::Vec<D> v) {
+    const auto m = hn::Abs(v);
+    return hn::And(hn::Ge(m, least), hn::Le(m, largest));
+  };
+  // RoundNormal in integers: to nearest even at `shift` bits below
+  // float64's last; a carry moves into the exponent.
+  const auto half = hn::Set(du, (uint64_t{1} << (shift - 1)) - 1);
+  const auto one = hn::Set(du, 1);
+  auto round = [&](hn::Vec<D> v) {
+    const auto b = hn::BitCast(du, v);
+    return hn::Add(b,
+                   hn::Add(half, hn::And(hn::ShiftRightSame(b, shift), one)));
+  };
+  const auto rlo = round(lo);
+  const auto rhi = round(hi);
+  // One value of the format: the same bits from `shift` up, sign included.
+  const auto same =
+      hn::Eq(hn::ShiftRightSame(rlo, shift), hn::ShiftRightSame(rhi, shift));
+  const auto exponent = hn::And(hn::ShiftRight<52>(rlo), hn::Set(du, 0x7ff));
+  const auto fraction =
+      hn::And(hn::ShiftRightSame(rlo, shift),
+              hn::Set(du, (uint64_t{1} << (f.precision - 1)) - 1));
+  // The exponent rebiased (1023 to emax), the sign at the format's top bit.
+  const auto biased =
+      hn::Sub(hn::Add(exponent, hn::Set(du, static_cast<uint64_t>(f.emax))),
+              hn::Set(du, 1023));
+  *bits = hn::Or(hn::Or(hn::ShiftLeftSame(hn::ShiftRight<63>(rlo), f.width - 1),
+                        hn::ShiftLeftSame(biased, f.precision - 1)),
+                 fraction);
+  return hn::And(hn::And(valid, hn::And(normal(lo), normal(hi))),
+                 hn::RebindMask(d, same));
+}
+
+void RoundSums(const double* sums, const double* abs, size_t count,
+               int64_t height, const reference::Format& format, uint64_t* bits,
+               uint64_t* decided) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t lanes = hn::Lanes(d);
+  // RoundIfCertain's bound: (height + 2) u A.
+  const auto scale = hn::Set(d, static_cast<double>(height + 2) * 0x1p-52);
+  auto round = [&](hn::Vec<decltype(d)> s, hn::Vec<decltype(d)> a, uint64_t* b,
+                   uint64_t* m) {
+    hn::Vec<decltype(du)> v;
+    const auto ok = RoundSumsVector(d, s, a, scale, format, &v);
+    hn::StoreU(v, du, b);
+    hn::StoreU(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, m);
+  };
+  size_t k = 0;
+  for (; k + lanes <= count; k += lanes) {
+    round(hn::LoadU(d, sums + k), hn::LoadU(d, abs + k), bits + k, decided + k);
+  }
+  if (k < count) {  // zero-padded: zero magnitudes are left undecided
+    const size_t c = count - k;
+    HWY_ALIGN double s[HWY_MAX_BYTES / 8] = {}, a[HWY_MAX_BYTES / 8] = {};
+    HWY_ALIGN uint64_t b[HWY_MAX_BYTES / 8], m[HWY_MAX_BYTES / 8];
+    std::memcpy(s, sums + k, c * sizeof(double));
+    std::memcpy(a, abs + k, c * sizeof(double));
+    round(hn::Load(d, s), hn::Load(d, a), b, m);
+    std::memcpy(bits + k, b, c * sizeof(uint64_t));
+    std::memcpy(decided + k, m, c * sizeof(uint64_t));
+  }
+}
+
 void FillBoundedTable(BoundedTable* table) {
   table->run[0] = &BoundedRun<LoadF32>;
 #if HWY_TARGET == HWY_SCALAR
@@ -489,6 +717,27 @@ void FillBoundedTable(BoundedTable* table) {
   // TwoProduct needs the fused multiply-add; without, the exact paths.
   table->run[6] = HWY_NATIVE_FMA ? &PairRun<LoadF64> : nullptr;
   table->rows[6] = HWY_NATIVE_FMA ? &PairRows<LoadF64> : nullptr;
+#if HWY_TARGET <= HWY_AVX3
+  // AVX-512: float32 magnitudes and fused multiply-adds, as float32's wide
+  // rows (one operation in six fewer a term).
+  table->runs[0] =
+      &BoundedRuns<float, &GroupRunLanes<FromF32>, &BoundedRun<LoadF32>>;
+#else
+  table->runs[0] =
+      &BoundedRuns<float, &GroupRun<LoadF32>, &BoundedRun<LoadF32>>;
+#endif
+#if HWY_TARGET == HWY_SCALAR
+  table->runs[1] = &BoundedRuns<uint16_t, &GroupRun<Load16<true>>,
+                                &BoundedRun<Load16<true>>>;
+  table->runs[2] = &BoundedRuns<uint16_t, &GroupRun<Load16<false>>,
+                                &BoundedRun<Load16<false>>>;
+#else
+  table->runs[1] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<true>>,
+                                &BoundedRunLanes<From16<true>>>;
+  table->runs[2] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<false>>,
+                                &BoundedRunLanes<From16<false>>>;
+#endif
+  table->round_sums = &RoundSums;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

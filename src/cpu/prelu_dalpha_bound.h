@@ -93,6 +93,31 @@ using BoundedRowsKernel = void (*)(const char* x, int64_t x_row, const char* dy,
                                    int64_t dy_row, int64_t rows,
                                    int64_t channels, double* sums);
 
+// The terms of each of `count` runs of n <= kBoundedRun contiguous
+// elements (run k at x + x_offsets[k] and dy + dy_offsets[k], in elements)
+// summed as one run each: sums[k] and the magnitudes abs[k]. Returns a
+// height that every run's terms stay within: run k is the BoundedSum of
+// AddRun(sums[k], abs[k], height). NCHW planes, many alpha elements a
+// call, side by side: run by run, the chain of loads, lane sums and
+// rounding was the latency of a 512-channel call.
+using BoundedRunsKernel = int64_t (*)(const void* x, const void* dy,
+                                      const int64_t* x_offsets,
+                                      const int64_t* dy_offsets, size_t count,
+                                      size_t n, double* sums, double* abs);
+// RoundIfCertain in vectors for count bounded sums given as sums[k] (sum
+// + error), abs[k] and a height at least each one's (their runs at most
+// 2^26): bits[k], and decided[k] nonzero where the bound decides the sum
+// with both ends of its interval in `format`'s normal range (float32,
+// float16 or bfloat16); decided[k] = 0 otherwise, and then RoundIfCertain
+// itself decides or not (ends at zero, subnormal or beyond the largest
+// value, inf and NaN, or an undecided sum). Needs the IEEE default FP
+// environment. The scalar RoundIfCertain takes 20-60 instructions a sum,
+// as much as a 128-term run's kernel.
+using RoundSumsKernel = void (*)(const double* sums, const double* abs,
+                                 size_t count, int64_t height,
+                                 const reference::Format& format,
+                                 uint64_t* bits, uint64_t* decided);
+
 // Rows of row_bytes each go one at a time through the rows kernel when
 // wide, else four at a time.
 inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
@@ -118,6 +143,8 @@ inline int64_t RowsHeight(int64_t rows, int64_t row_bytes, int64_t element) {
 struct BoundedTable {
   BoundedRunKernel run[7];
   BoundedRowsKernel rows[7];
+  BoundedRunsKernel runs[3];   // 0-2 (no pairs): many runs a call
+  RoundSumsKernel round_sums;  // the sums of kernels 0-2
 };
 // The table's index for x's dtype and dalpha's; -1: no kernels (float64 x
 // with a 32/16-bit dalpha).

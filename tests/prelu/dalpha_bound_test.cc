@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -324,6 +325,169 @@ TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
             EXPECT_GE(ordinary_decided * 100, ordinary * 99) << what;
           }
         }
+      }
+    }
+  }
+}
+
+// The runs kernel (many NCHW planes a call) and the vector decision: each
+// plane's terms padded with zero terms (x >= 0) to n, the planes stored in
+// reverse order (offsets that are not the call's order). A sum the vector
+// decides is the oracle's and RoundIfCertain's bits; ordinary sums are
+// decided in vectors; a midpoint never is.
+TEST(DalphaBound, RunsDecideOnlyTheCorrectlyRoundedSums) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(11);
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    const cpu::BoundedTable& table = cpu::BoundedFor(target.bit);
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const std::string what = Name(target.bit, dtype);
+      const reference::Format format = reference::FormatOf(dtype);
+      const size_t e = lrelu_dtype_size(dtype);
+      const int emax = format.emax;
+      Terms tiny, huge;
+      for (int i = 0; i < 5; ++i) {
+        AddPow2(dtype, &tiny, -emax - 3 - i, i % 2 ? -1 : 1);
+        AddPow2(dtype, &huge, emax - i % 2, 1);
+      }
+      for (size_t n : {7, 16, 17, 128, 1000, 2048}) {
+        // Nine planes: two groups of four and one alone.
+        std::vector<Terms> planes = {Normal(dtype, n, rng),
+                                     Midpoint(dtype),
+                                     Normal(dtype, n, rng),
+                                     LostTail(dtype),
+                                     Cancelled(dtype),
+                                     tiny,
+                                     huge,
+                                     Terms{},
+                                     Normal(dtype, n, rng)};
+        std::vector<bool> fits(planes.size());
+        for (size_t k = 0; k < planes.size(); ++k) {
+          fits[k] = planes[k].x.size() <= n;
+          if (!fits[k]) planes[k] = Normal(dtype, n, rng);
+          while (planes[k].x.size() < n) planes[k].Add(dtype, 1.0, -3.0);
+        }
+        const size_t count = planes.size();
+        std::vector<uint64_t> xb, dyb;
+        std::vector<int64_t> offsets(count);
+        for (size_t k = count; k-- > 0;) {
+          offsets[k] = static_cast<int64_t>(xb.size());
+          xb.insert(xb.end(), planes[k].x.begin(), planes[k].x.end());
+          dyb.insert(dyb.end(), planes[k].dy.begin(), planes[k].dy.end());
+        }
+        const std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                         dy = StoredBits(dtype, dyb);
+        std::vector<double> sums(count), abs(count);
+        const int64_t height = table.runs[cpu::BoundedIndex(dtype, dtype)](
+            x.data(), dy.data(), offsets.data(), offsets.data(), count, n,
+            sums.data(), abs.data());
+        std::vector<uint64_t> bits(count), decided(count);
+        table.round_sums(sums.data(), abs.data(), count, height, format,
+                         bits.data(), decided.data());
+        ASSERT_EQ(e * xb.size(), x.size());
+        for (size_t k = 0; k < count; ++k) {
+          const std::string at =
+              what + " n " + std::to_string(n) + " plane " + std::to_string(k);
+          const uint64_t want =
+              ExactDalpha(dtype, planes[k].x, planes[k].dy, dtype);
+          cpu::BoundedSum one;
+          one.AddRun(sums[k], abs[k], height);
+          uint64_t scalar = 0;
+          const bool certain = cpu::RoundIfCertain(one, format, &scalar);
+          if (certain) {
+            EXPECT_EQ(Hex(scalar, 4), Hex(want, 4)) << at;
+          }
+          if (decided[k] != 0) {
+            EXPECT_TRUE(certain) << at;
+            EXPECT_EQ(Hex(bits[k], 4), Hex(want, 4)) << at;
+          }
+        }
+        // Ordinary long sums: decided in vectors. The midpoint: never.
+        for (size_t k : {0, 2, 8}) {
+          if (n >= 1000) {
+            EXPECT_NE(decided[k], 0u) << what << " plane " << k;
+          }
+        }
+        if (fits[1]) {
+          EXPECT_EQ(decided[1], 0u) << what;
+        }
+        // huge's sum is beyond the largest value (inf): RoundIfCertain's.
+        if (fits[6]) {
+          EXPECT_EQ(decided[6], 0u) << what;
+        }
+      }
+    }
+  }
+}
+
+// The vector decision against RoundIfCertain on sums built around each
+// format's rounding points: on a value, a midpoint, a bound's width from
+// either, near the least normal and the largest values, zeros, infs and
+// NaNs. Where the vector decides, RoundIfCertain decides the same bits;
+// where both ends lie well inside the normal range, they decide alike.
+TEST(DalphaBound, VectorDecisionIsRoundIfCertains) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    const cpu::BoundedTable& table = cpu::BoundedFor(target.bit);
+    for (lrelu_dtype_t dtype : kDTypes) {
+      const std::string what = Name(target.bit, dtype);
+      const reference::Format f = reference::FormatOf(dtype);
+      const double least = std::ldexp(1.0, 1 - f.emax);
+      const double largest =
+          std::ldexp(2 - std::ldexp(1.0, 1 - f.precision), f.emax);
+      for (int64_t height : {9, 300, 3000}) {
+        std::vector<double> sums, abs;
+        for (int i = 0; i < 4000; ++i) {
+          // A value of the format, or the midpoint above it.
+          const int exponent =
+              static_cast<int>(unit(rng) * (2 * f.emax + 8)) - f.emax - 4;
+          const double ulp = std::ldexp(1.0, exponent - f.precision + 1);
+          double v = std::ldexp(1.0, exponent) +
+                     std::floor(unit(rng) * 64) * ulp + (i % 2) * ulp / 2;
+          if (i % 3 == 0) v = -v;
+          // A distance from it of about the bound: either side.
+          const double a = std::fabs(v) * std::ldexp(1.0, -(i % 40));
+          const double bound = static_cast<double>(height + 2) * 0x1p-52 * a;
+          const double off = (unit(rng) * 4 - 2) * bound;
+          sums.push_back(v + (i % 5 == 0 ? 0 : off));
+          abs.push_back(a);
+        }
+        for (double v : {0.0, -0.0, least, -least, largest, -largest,
+                         largest * 2, std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::quiet_NaN(), 1.0}) {
+          for (double a : {0.0, std::fabs(v), 1.0, 0x1p-950, 0x1p950}) {
+            sums.push_back(v);
+            abs.push_back(a);
+          }
+        }
+        const size_t count = sums.size();
+        std::vector<uint64_t> bits(count), decided(count);
+        table.round_sums(sums.data(), abs.data(), count, height, f, bits.data(),
+                         decided.data());
+        size_t agreed = 0;
+        for (size_t k = 0; k < count; ++k) {
+          cpu::BoundedSum one;
+          one.AddRun(sums[k], abs[k], height);
+          uint64_t scalar = 0;
+          const bool certain = cpu::RoundIfCertain(one, f, &scalar);
+          const std::string at = what + " sum " + std::to_string(sums[k]) +
+                                 " abs " + std::to_string(abs[k]);
+          if (decided[k] != 0) {
+            ASSERT_TRUE(certain) << at;
+            ASSERT_EQ(Hex(bits[k], 4), Hex(scalar, 4)) << at;
+          }
+          const double m = std::fabs(sums[k]);
+          if (m >= 4 * least && m <= largest / 4 && abs[k] <= 8 * m &&
+              abs[k] >= 0x1p-900) {
+            EXPECT_EQ(decided[k] != 0, certain) << at;
+            agreed += certain ? 1 : 0;
+          }
+        }
+        // Both kinds occur: decided sums and undecided ones.
+        EXPECT_GT(agreed, count / 8) << what;
+        EXPECT_LT(agreed, count) << what;
       }
     }
   }

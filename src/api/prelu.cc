@@ -61,7 +61,19 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   if (has_out) views.push_back(&out);
   const bool offsets =
       per_view || (p.backward && p.has_dalpha && !DalphaByRows(p));
-  if (offsets) {
+  if (offsets && !per_view && p.alpha_axes.size() == 1) {
+    // One axis (per channel, dalpha alone): each view's offsets step by
+    // its stride, without ForEachAlpha's odometer and calls.
+    const int axis = p.alpha_axes[0];
+    const int64_t sx = p.x.strides[axis], sv = v.strides[axis],
+                  so = has_out ? out.strides[axis] : 0;
+    for (size_t k = 0; k < count; ++k) {
+      const auto i = static_cast<int64_t>(k);
+      x_off[k] = i * sx;
+      v_off[k] = i * sv;
+      o_off[k] = i * so;
+    }
+  } else if (offsets) {
     ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
       if (per_view) {
         alpha[k] = reference::ToDouble(

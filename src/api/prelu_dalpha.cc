@@ -401,7 +401,7 @@ struct RowSumJob {
   reference::Format format{};
   // The bounded pass (channels contiguous, 32/16-bit;
   // cpu/prelu_dalpha_bound.h): task t's sum of channel c at
-  // bounded[t * channels + c]. NULL: the exact pass.
+  // bounded[t * channels + c], cleared by the caller. NULL: the exact pass.
   cpu::BoundedSum* bounded = nullptr;
 };
 
@@ -541,17 +541,14 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   std::vector<double> block(bounded ? slots * count : 0);
   cpu::BoundedSum* totals = bounded ? job.bounded + task * count : nullptr;
   cpu::BoundedRowsKernel bounded_rows = nullptr;
-  if (bounded) {
-    std::fill(totals, totals + count, cpu::BoundedSum());
-    bounded_rows = BoundedKernelsOf(p).second;
-  }
+  if (bounded) bounded_rows = BoundedKernelsOf(p).second;
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
     const char* dyr = p.dy.data + dyo * e;
     if (bounded) {
       const int64_t row_bytes = channels * e;
-      const int64_t per_run = cpu::RowsPerRun(row_bytes);
+      const int64_t per_run = cpu::RowsPerRun(row_bytes, end - begin);
       for (int64_t done = 0; done < seg; done += per_run) {
         const int64_t n = std::min(per_run, seg - done);
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
@@ -683,8 +680,9 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
       BoundedFor(p).round_sums(total.data(), abs.data(), count, height, fa, out,
                                decided.data());
     }
+    const uint64_t* vector_decided = decided.empty() ? nullptr : decided.data();
     for (size_t c = 0; c < count; ++c) {
-      if (!decided.empty() && decided[c] != 0) continue;
+      if (vector_decided != nullptr && vector_decided[c] != 0) continue;
       if (!cpu::RoundIfCertain(bounded[c], fa, &out[c])) {
         undecided.push_back(static_cast<int64_t>(c));
         if (undecided.size() > alone) break;

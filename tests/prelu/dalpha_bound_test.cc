@@ -247,7 +247,8 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
   const cpu::BoundedRowsKernel kernel =
       cpu::BoundedFor(target)
           .rows[cpu::BoundedIndex(dtype, pair ? LRELU_DTYPE_FLOAT64 : dtype)];
-  const int64_t per_run = cpu::RowsPerRun(row_bytes);
+  const int64_t per_run =
+      cpu::RowsPerRun(row_bytes, static_cast<int64_t>(rows));
   for (int64_t r = 0; r < static_cast<int64_t>(rows); r += per_run) {
     const int64_t n = std::min(per_run, static_cast<int64_t>(rows) - r);
     kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,

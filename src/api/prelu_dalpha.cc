@@ -320,16 +320,17 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   const bool contiguous = xs[outer] == 1 && dys[outer] == 1;
   const cpu::BoundedRunKernel bounded =
       contiguous ? BoundedKernelsOf(p).first : nullptr;
-  // One contiguous run per element (NCHW planes): many elements a kernel
-  // call, rounded after it.
+  // Contiguous runs of at most kBoundedRun elements (NCHW planes, with a
+  // batch or without): many elements a kernel call, rounded after it.
   const cpu::BoundedRunsKernel runs =
-      contiguous && rows == 1 && inner <= cpu::kBoundedRun ? BoundedRunsOf(p)
-                                                           : nullptr;
+      contiguous && inner <= cpu::kBoundedRun ? BoundedRunsOf(p) : nullptr;
   if (runs != nullptr) {
     const cpu::RoundSumsKernel round = BoundedFor(p).round_sums;
     constexpr int64_t kBlock = 64;
     double sums[kBlock], abs[kBlock];
     uint64_t bits[kBlock], decided[kBlock];
+    int64_t xr[kBlock], dyr[kBlock];  // this row's runs, in elements
+    cpu::BoundedSum totals[kBlock];   // each element's rows (rows > 1)
     bool exact_next = false;  // the block before missed in most elements
     for (int64_t k = begin; k < end; k += kBlock) {
       const int64_t count = std::min(kBlock, end - k);
@@ -341,20 +342,49 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         continue;
       }
       const auto c = static_cast<size_t>(count);
-      const int64_t height =
-          runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
-               static_cast<size_t>(inner), sums, abs);
+      int64_t height = 0;
+      if (rows == 1) {
+        height = runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
+                      static_cast<size_t>(inner), sums, abs);
+      } else {
+        // Row by row (the same steps for every element), each row's run a
+        // run of the element's BoundedSum.
+        std::fill(totals, totals + c, cpu::BoundedSum{});
+        std::fill(idx.begin(), idx.end(), 0);
+        int64_t xo = 0, dyo = 0;  // elements
+        for (int64_t r = 0; r < rows; ++r) {
+          for (size_t j = 0; j < c; ++j) {
+            xr[j] = x_offsets[k + static_cast<int64_t>(j)] + xo;
+            dyr[j] = dy_offsets[k + static_cast<int64_t>(j)] + dyo;
+          }
+          const int64_t h = runs(p.x.data, p.dy.data, xr, dyr, c,
+                                 static_cast<size_t>(inner), sums, abs);
+          for (size_t j = 0; j < c; ++j) totals[j].AddRun(sums[j], abs[j], h);
+          Advance(dims, outer, 1, &idx, &xo, &dyo);
+        }
+        // RoundSumsKernel's inputs: the rounded totals, their magnitudes
+        // (NaN, deciding nothing, past RoundIfCertain's limit of runs) and
+        // the largest height.
+        for (size_t j = 0; j < c; ++j) {
+          sums[j] = totals[j].sum + totals[j].error;
+          abs[j] = totals[j].runs <= (int64_t{1} << 26)
+                       ? totals[j].abs
+                       : std::numeric_limits<double>::quiet_NaN();
+          height = std::max(height, totals[j].height);
+        }
+      }
       round(sums, abs, c, height, fa, bits, decided);
       int64_t misses = 0;
-      for (int64_t j = 0; j < count; ++j) {
+      for (size_t j = 0; j < c; ++j) {
+        const int64_t at = k + static_cast<int64_t>(j);
         if (decided[j] != 0) {
-          out[k + j] = bits[j];
+          out[at] = bits[j];
           continue;
         }
-        cpu::BoundedSum s;
-        s.AddRun(sums[j], abs[j], height);
-        if (!cpu::RoundIfCertain(s, fa, &out[k + j])) {
-          exact(k + j);
+        cpu::BoundedSum one;
+        if (rows == 1) one.AddRun(sums[j], abs[j], height);
+        if (!cpu::RoundIfCertain(rows == 1 ? one : totals[j], fa, &out[at])) {
+          exact(at);
           ++misses;
         }
       }

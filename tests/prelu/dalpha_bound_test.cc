@@ -682,8 +682,13 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
     // The edge channels once (NHWC: few enough undecided channels to be
     // summed on their own) or twice (the exact pass over all).
     for (size_t spread : {1, 2}) {
-      for (bool nhwc : {false, true}) {
+      // NCHW as [batch, C, 4096 / batch] (batch 1: runs longer than
+      // kBoundedRun, run by run; 4 and 64: the runs kernel, row by row),
+      // then NHWC.
+      for (size_t batch : {1, 4, 64, 0}) {
+        const bool nhwc = batch == 0;
         const size_t channels = 24, per_channel = 4096;
+        const size_t b = nhwc ? 1 : batch, run = per_channel / b;
         std::vector<Terms> terms;
         for (size_t c = 0; c < channels; ++c) {
           terms.push_back(Normal(dtype, per_channel, rng));
@@ -700,7 +705,8 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
         std::vector<uint64_t> xb(channels * per_channel), dyb(xb.size());
         for (size_t c = 0; c < channels; ++c) {
           for (size_t i = 0; i < per_channel; ++i) {
-            const size_t at = nhwc ? i * channels + c : c * per_channel + i;
+            const size_t at = nhwc ? i * channels + c
+                                   : (i / run * channels + c) * run + i % run;
             xb[at] = terms[c].x[i];
             dyb[at] = terms[c].dy[i];
           }
@@ -711,13 +717,16 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
         std::vector<int64_t> xshape =
             nhwc ? std::vector<int64_t>{static_cast<int64_t>(per_channel),
                                         static_cast<int64_t>(channels)}
-                 : std::vector<int64_t>{static_cast<int64_t>(channels),
-                                        static_cast<int64_t>(per_channel)};
+                 : std::vector<int64_t>{static_cast<int64_t>(b),
+                                        static_cast<int64_t>(channels),
+                                        static_cast<int64_t>(run)};
         std::vector<int64_t> ashape =
             nhwc ? std::vector<int64_t>{static_cast<int64_t>(channels)}
                  : std::vector<int64_t>{static_cast<int64_t>(channels), 1};
-        const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
-        const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
+        const auto rank = static_cast<int32_t>(xshape.size());
+        const lrelu_tensor_t tx{x.data(), dtype, rank, xshape.data(), nullptr};
+        const lrelu_tensor_t tdy{dy.data(), dtype, rank, xshape.data(),
+                                 nullptr};
         const lrelu_tensor_t ta{alpha.data(), adtype,
                                 static_cast<int32_t>(ashape.size()),
                                 ashape.data(), nullptr};
@@ -743,8 +752,8 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
                         Hex(want[c], 8))
                   << lrelu_dtype_name(dtype) << " alpha "
                   << lrelu_dtype_name(adtype) << " spread " << spread
-                  << (nhwc ? " NHWC " : " NCHW ") << o.cpu_target << " threads "
-                  << threads << " channel " << c;
+                  << (nhwc ? " NHWC " : " NCHW batch ") << b << " "
+                  << o.cpu_target << " threads " << threads << " channel " << c;
             }
           }
         }

@@ -123,10 +123,9 @@ using RoundSumsKernel = void (*)(const double* sums, const double* abs,
 inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
 // Rows per rows kernel call (a run of each channel's BoundedSum), and the
 // additions a term passes through in a call of `rows` rows of row_bytes
-// each, `element` bytes an element, at most: float32's narrow rows go
-// through a tree of two levels per four rows, then the accumulator's
-// addition (and up to three single rows'); other rows through one
-// addition a row into their channel's accumulator and one into `sums`.
+// each, `element` bytes an element, at most: one addition a row into its
+// channel's accumulator and one into `sums` (float32's narrow rows below
+// AVX-512 go through a tree of two levels per four rows, fewer).
 // A task of at most kRowsOneRun rows takes them all in one call, wide or
 // narrow: each call's per-channel bookkeeping (AddRowsBlock, a TwoSum and
 // five fields a channel) was ~1/8 of a 512-channel NHWC call in cache with
@@ -137,8 +136,11 @@ constexpr int64_t kRowsOneRun = 256;
 inline int64_t RowsPerRun(int64_t row_bytes, int64_t task_rows) {
   return WideRows(row_bytes) && task_rows > kRowsOneRun ? 64 : kRowsOneRun;
 }
-inline int64_t RowsHeight(int64_t rows, int64_t row_bytes, int64_t element) {
-  return element == 4 && !WideRows(row_bytes) ? rows / 4 + 5 : rows + 5;
+// One height for every target's kernels: on AVX-512 float32's narrow rows
+// take one addition a row too (kNarrowWiden in prelu_dalpha_bound.cc).
+inline int64_t RowsHeight(int64_t rows, int64_t /*row_bytes*/,
+                          int64_t /*element*/) {
+  return rows + 5;
 }
 
 // The kernels, [BoundedIndex]: 0-2, float64 sums of float32, float16 and

@@ -331,6 +331,52 @@ TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
   }
 }
 
+// float32 rows whose float64 sum loses a term in every row: 1 + 2^-24 (the
+// midpoint between 1 and its float32 successor) - 1.5 2^-46, then 253 terms
+// of (1 - 2^-20) 2^-53, each under half an ulp of the sum and lost where it
+// is added to it alone. Exactly the sum is 0.49 2^-46 above the midpoint
+// (rounds up); the float64 sum stays 1.5 2^-46 under it. Only a bound that
+// counts one addition a row keeps it undecided (with a quarter of the
+// height, as a tree of four rows would have, it decides down): narrow rows
+// (16 and 48 channels) and wide ones (300), the channel inside a vector and
+// among the last ones.
+Terms LostEveryRow() {
+  const lrelu_dtype_t f32 = LRELU_DTYPE_FLOAT32;
+  Terms t;
+  t.Add(f32, -1.0, -1.0);
+  t.Add(f32, -0x1p-12, -0x1p-12);
+  t.Add(f32, -1.5 * 0x1p-23, 0x1p-23);
+  while (t.x.size() < 256) t.Add(f32, -(1 - 0x1p-20) * 0x1p-27, -0x1p-26);
+  return t;
+}
+
+TEST(DalphaBound, RowsBoundCountsEveryRow) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(17);
+  const lrelu_dtype_t f32 = LRELU_DTYPE_FLOAT32;
+  const Terms lost = LostEveryRow();
+  const uint64_t want = ExactDalpha(f32, lost.x, lost.dy, f32);
+  ASSERT_EQ(want, 0x3f800001u);  // up: 1 + 2^-23
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    for (size_t count : {16, 48, 300}) {
+      for (size_t at : {size_t{3}, count - 1}) {
+        std::vector<Terms> channels;
+        for (size_t c = 0; c < count; ++c) {
+          channels.push_back(Normal(f32, lost.x.size(), rng));
+        }
+        channels[at] = lost;
+        std::vector<bool> decided;
+        const std::vector<uint64_t> got =
+            RowsDecide(target.bit, f32, channels, lost.x.size(), &decided);
+        if (decided[at]) {
+          EXPECT_EQ(Hex(got[at], 4), Hex(want, 4))
+              << Name(target.bit, f32) << " channels " << count << " at " << at;
+        }
+      }
+    }
+  }
+}
+
 // The runs kernel (many NCHW planes a call) and the vector decision: each
 // plane's terms padded with zero terms (x >= 0) to n, the planes stored in
 // reverse order (offsets that are not the call's order). A sum the vector

@@ -531,29 +531,43 @@ void GroupRunLanes(const typename In::T* const* x,
   const hn::ScalableTag<double> d;
   const hn::Repartition<float, decltype(d)> df;
   const size_t lanes = hn::Lanes(df);
+  // The float32 magnitudes restart every kLaneAdds additions a lane
+  // (CertainMagnitude's margin; 16-lane targets never reach it).
+  constexpr size_t kLaneAdds = 256;
+  const size_t chunk = kLaneAdds * lanes;
   hn::Vec<decltype(d)> lo[kGroup], hi[kGroup];
   hn::Vec<decltype(df)> m[kGroup];
+  double mag[kGroup] = {};
+  bool certain[kGroup];
   for (size_t g = 0; g < kGroup; ++g) {
     lo[g] = hi[g] = hn::Zero(d);
-    m[g] = hn::Zero(df);
+    certain[g] = true;
   }
   size_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    for (size_t g = 0; g < kGroup; ++g) {
-      AddTerms<In>(d, df, x[g] + i, dy[g] + i, &lo[g], &hi[g], &m[g]);
+  for (size_t begin = 0; begin < n; begin += chunk) {
+    const size_t end = std::min(n, begin + chunk);
+    for (size_t g = 0; g < kGroup; ++g) m[g] = hn::Zero(df);
+    for (i = begin; i + lanes <= end; i += lanes) {
+      for (size_t g = 0; g < kGroup; ++g) {
+        AddTerms<In>(d, df, x[g] + i, dy[g] + i, &lo[g], &hi[g], &m[g]);
+      }
     }
-  }
-  if (i < n) {
-    for (size_t g = 0; g < kGroup; ++g) {  // zero-padded, as BoundedRunLanes
-      T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
-      std::memcpy(xt, x[g] + i, (n - i) * sizeof(T));
-      std::memcpy(dyt, dy[g] + i, (n - i) * sizeof(T));
-      AddTerms<In>(d, df, xt, dyt, &lo[g], &hi[g], &m[g]);
+    if (i < end) {  // zero-padded, as BoundedRunLanes (the last chunk)
+      for (size_t g = 0; g < kGroup; ++g) {
+        T xt[HWY_MAX_BYTES / 2] = {}, dyt[HWY_MAX_BYTES / 2] = {};
+        std::memcpy(xt, x[g] + i, (end - i) * sizeof(T));
+        std::memcpy(dyt, dy[g] + i, (end - i) * sizeof(T));
+        AddTerms<In>(d, df, xt, dyt, &lo[g], &hi[g], &m[g]);
+      }
+    }
+    for (size_t g = 0; g < kGroup; ++g) {
+      const float a = hn::GetLane(hn::SumOfLanes(df, m[g]));
+      certain[g] = certain[g] && (!Checked<In>() || CertainMagnitude(a));
+      mag[g] += static_cast<double>(a);
     }
   }
   for (size_t g = 0; g < kGroup; ++g) {
-    const float a = hn::GetLane(hn::SumOfLanes(df, m[g]));
-    if (Checked<In>() && !CertainMagnitude(a)) {
+    if (!certain[g]) {
       BoundedSum one;
       BoundedRun<typename In::Wide>(x[g], dy[g], n, &one);
       sums[g] = one.sum;
@@ -561,7 +575,7 @@ void GroupRunLanes(const typename In::T* const* x,
       continue;
     }
     sums[g] = hn::GetLane(hn::SumOfLanes(d, hn::Add(lo[g], hi[g])));
-    abs[g] = static_cast<double>(a);
+    abs[g] = mag[g];
   }
 }
 #endif

@@ -233,10 +233,16 @@ const cpu::BoundedTable& BoundedFor(const PreluPlan& p) {
   return cpu::BoundedFor(TargetBit(p));
 }
 // p's bounded kernel for many contiguous runs a call; NULL where there is
-// none (float64 x or dalpha: the pair sums go run by run).
+// none (float64 x or dalpha: PairRunsOf).
 cpu::BoundedRunsKernel BoundedRunsOf(const PreluPlan& p) {
   const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
   return k < 0 || k > 2 ? nullptr : BoundedFor(p).runs[k];
+}
+// p's pair kernel for many contiguous runs a call (float64 dalpha); NULL
+// where there is none.
+cpu::PairRunsKernel PairRunsOf(const PreluPlan& p) {
+  const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
+  return k < 3 ? nullptr : BoundedFor(p).pair_runs[k - 3];
 }
 
 // After two alpha elements in a row (or an NHWC call) that the bounded sum
@@ -322,9 +328,13 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       contiguous ? BoundedKernelsOf(p).first : nullptr;
   // Contiguous runs of at most kBoundedRun elements (NCHW planes, with a
   // batch or without): many elements a kernel call, rounded after it.
-  const cpu::BoundedRunsKernel runs =
-      contiguous && inner <= cpu::kBoundedRun ? BoundedRunsOf(p) : nullptr;
-  if (runs != nullptr) {
+  const bool short_runs = contiguous && inner <= cpu::kBoundedRun;
+  const cpu::BoundedRunsKernel runs = short_runs ? BoundedRunsOf(p) : nullptr;
+  // float64 dalpha: the pair kernels' runs, rounded by RoundIfCertain
+  // after the call.
+  const cpu::PairRunsKernel pair_runs =
+      short_runs && runs == nullptr ? PairRunsOf(p) : nullptr;
+  if (runs != nullptr || pair_runs != nullptr) {
     const cpu::RoundSumsKernel round = BoundedFor(p).round_sums;
     constexpr int64_t kBlock = 64;
     double sums[kBlock], abs[kBlock];
@@ -343,7 +353,22 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       }
       const auto c = static_cast<size_t>(count);
       int64_t height = 0;
-      if (rows == 1) {
+      const bool by_rows = rows > 1 || pair_runs != nullptr;
+      if (pair_runs != nullptr) {
+        std::fill(totals, totals + c, cpu::BoundedSum{});
+        std::fill(idx.begin(), idx.end(), 0);
+        int64_t xo = 0, dyo = 0;  // elements
+        for (int64_t r = 0; r < rows; ++r) {
+          for (size_t j = 0; j < c; ++j) {
+            xr[j] = x_offsets[k + static_cast<int64_t>(j)] + xo;
+            dyr[j] = dy_offsets[k + static_cast<int64_t>(j)] + dyo;
+          }
+          pair_runs(p.x.data, p.dy.data, xr, dyr, c, static_cast<size_t>(inner),
+                    totals);
+          Advance(dims, outer, 1, &idx, &xo, &dyo);
+        }
+        std::fill(decided, decided + c, uint64_t{0});
+      } else if (rows == 1) {
         height = runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
                       static_cast<size_t>(inner), sums, abs);
       } else {
@@ -373,7 +398,9 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
           height = std::max(height, totals[j].height);
         }
       }
-      round(sums, abs, c, height, fa, bits, decided);
+      if (pair_runs == nullptr) {
+        round(sums, abs, c, height, fa, bits, decided);
+      }
       int64_t misses = 0;
       for (size_t j = 0; j < c; ++j) {
         const int64_t at = k + static_cast<int64_t>(j);
@@ -382,8 +409,8 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
           continue;
         }
         cpu::BoundedSum one;
-        if (rows == 1) one.AddRun(sums[j], abs[j], height);
-        if (!cpu::RoundIfCertain(rows == 1 ? one : totals[j], fa, &out[at])) {
+        if (!by_rows) one.AddRun(sums[j], abs[j], height);
+        if (!cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at])) {
           exact(at);
           ++misses;
         }

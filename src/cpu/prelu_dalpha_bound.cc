@@ -625,6 +625,18 @@ int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
   return RunsHeight(n);
 }
 
+// PairRunsKernel: kRun over each run.
+template <class T, void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
+void PairRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
+              const int64_t* dy_offsets, size_t count, size_t n,
+              BoundedSum* sums) {
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  for (size_t k = 0; k < count; ++k) {
+    kRun(x + x_offsets[k], dy + dy_offsets[k], n, &sums[k]);
+  }
+}
+
 // RoundSumsKernel for Lanes(d) sums: `sum` (sum + error), the magnitudes
 // `abs` and `scale`, (height + 2) u: the decided lanes' bits into *bits
 // and a mask of them.
@@ -758,6 +770,11 @@ void FillBoundedTable(BoundedTable* table) {
                                 &BoundedRunLanes<From16<false>>>;
 #endif
   table->round_sums = &RoundSums;
+  table->pair_runs[0] = &PairRuns<float, &PairRun<LoadF32>>;
+  table->pair_runs[1] = &PairRuns<uint16_t, &PairRun<Load16<true>>>;
+  table->pair_runs[2] = &PairRuns<uint16_t, &PairRun<Load16<false>>>;
+  table->pair_runs[3] =
+      HWY_NATIVE_FMA ? &PairRuns<double, &PairRun<LoadF64>> : nullptr;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -104,6 +104,15 @@ using BoundedRunsKernel = int64_t (*)(const void* x, const void* dy,
                                       const int64_t* x_offsets,
                                       const int64_t* dy_offsets, size_t count,
                                       size_t n, double* sums, double* abs);
+// The pair kernels' runs (float64 dalpha) for many alpha elements a call:
+// run k added to sums[k] (AddPair), as the run kernel would, one run after
+// the other. Their rounding (RoundIfCertain) comes after the call, so that
+// a run's scalar join of its lanes (a chain of TwoSums) overlaps the next
+// run's loads instead of waiting for its own rounding.
+using PairRunsKernel = void (*)(const void* x, const void* dy,
+                                const int64_t* x_offsets,
+                                const int64_t* dy_offsets, size_t count,
+                                size_t n, BoundedSum* sums);
 // RoundIfCertain in vectors for count bounded sums given as sums[k] (sum
 // + error), abs[k] and a height at least each one's (their runs at most
 // 2^26): bits[k], and decided[k] nonzero where the bound decides the sum
@@ -152,8 +161,9 @@ inline int64_t RowsHeight(int64_t rows, int64_t /*row_bytes*/,
 struct BoundedTable {
   BoundedRunKernel run[7];
   BoundedRowsKernel rows[7];
-  BoundedRunsKernel runs[3];   // 0-2 (no pairs): many runs a call
-  RoundSumsKernel round_sums;  // the sums of kernels 0-2
+  BoundedRunsKernel runs[3];    // 0-2 (no pairs): many runs a call
+  RoundSumsKernel round_sums;   // the sums of kernels 0-2
+  PairRunsKernel pair_runs[4];  // kernels 3-6; NULL as run[k]
 };
 // The table's index for x's dtype and dalpha's; -1: no kernels (float64 x
 // with a 32/16-bit dalpha).

@@ -625,14 +625,75 @@ int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
   return RunsHeight(n);
 }
 
-// PairRunsKernel: kRun over each run.
-template <class T, void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
+// PairRunsKernel: kGroup runs side by side, one chain of Dot2 steps a run
+// (PairRun's two chains a run would not fit 16 registers four times), then
+// their lanes joined with the kGroup TwoSum chains interleaved: PairRun's
+// join is a chain of 2 lanes dependent TwoSums, ~1/2 of a 128-term run's
+// time alone. The last count % kGroup runs go through kRun.
+template <class L>
+void GroupPairRun(const typename L::T* const* x, const typename L::T* const* dy,
+                  size_t n, BoundedSum* sums) {
+  using T = typename L::T;
+  const hn::ScalableTag<double> d;
+  constexpr size_t kMax = HWY_MAX_BYTES / sizeof(double);
+  const size_t lanes = hn::Lanes(d);
+  hn::Vec<decltype(d)> s[kGroup], c[kGroup], a[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) s[g] = c[g] = a[g] = hn::Zero(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      AddPairTerms<L>(d, x[g] + i, dy[g] + i, &s[g], &c[g], &a[g]);
+    }
+  }
+  if (i < n) {  // zero-padded: a zero x makes a zero term
+    for (size_t g = 0; g < kGroup; ++g) {
+      T xt[kMax] = {}, dyt[kMax] = {};
+      std::memcpy(xt, x[g] + i, (n - i) * sizeof(T));
+      std::memcpy(dyt, dy[g] + i, (n - i) * sizeof(T));
+      AddPairTerms<L>(d, xt, dyt, &s[g], &c[g], &a[g]);
+    }
+  }
+  alignas(64) double sv[kGroup][kMax], cv[kGroup][kMax], av[kGroup][kMax];
+  for (size_t g = 0; g < kGroup; ++g) {
+    hn::Store(s[g], d, sv[g]);
+    hn::Store(c[g], d, cv[g]);
+    hn::Store(a[g], d, av[g]);
+  }
+  // JoinPairs of each run, a lane at a time for all of them.
+  double out[kGroup][3] = {};
+  for (size_t k = 0; k < lanes; ++k) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      JoinPairs(sv[g] + k, cv[g] + k, av[g] + k, 1, out[g]);
+    }
+  }
+  // A chain takes n / lanes steps in the loop and one in the tail; the
+  // join `lanes` more.
+  const auto height = static_cast<int64_t>(n / lanes + 1 + lanes);
+  for (size_t g = 0; g < kGroup; ++g) {
+    sums[g].AddPair(out[g][0], out[g][1], out[g][2], height);
+  }
+}
+
+template <class T,
+          void (*kGroupRun)(const T* const*, const T* const*, size_t,
+                            BoundedSum*),
+          void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
 void PairRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
               const int64_t* dy_offsets, size_t count, size_t n,
               BoundedSum* sums) {
   const auto* x = static_cast<const T*>(xp);
   const auto* dy = static_cast<const T*>(dyp);
-  for (size_t k = 0; k < count; ++k) {
+  size_t k = 0;
+  for (; k + kGroup <= count; k += kGroup) {
+    const T* xg[kGroup];
+    const T* dyg[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) {
+      xg[g] = x + x_offsets[k + g];
+      dyg[g] = dy + dy_offsets[k + g];
+    }
+    kGroupRun(xg, dyg, n, sums + k);
+  }
+  for (; k < count; ++k) {
     kRun(x + x_offsets[k], dy + dy_offsets[k], n, &sums[k]);
   }
 }
@@ -770,11 +831,16 @@ void FillBoundedTable(BoundedTable* table) {
                                 &BoundedRunLanes<From16<false>>>;
 #endif
   table->round_sums = &RoundSums;
-  table->pair_runs[0] = &PairRuns<float, &PairRun<LoadF32>>;
-  table->pair_runs[1] = &PairRuns<uint16_t, &PairRun<Load16<true>>>;
-  table->pair_runs[2] = &PairRuns<uint16_t, &PairRun<Load16<false>>>;
+  table->pair_runs[0] =
+      &PairRuns<float, &GroupPairRun<LoadF32>, &PairRun<LoadF32>>;
+  table->pair_runs[1] =
+      &PairRuns<uint16_t, &GroupPairRun<Load16<true>>, &PairRun<Load16<true>>>;
+  table->pair_runs[2] = &PairRuns<uint16_t, &GroupPairRun<Load16<false>>,
+                                  &PairRun<Load16<false>>>;
   table->pair_runs[3] =
-      HWY_NATIVE_FMA ? &PairRuns<double, &PairRun<LoadF64>> : nullptr;
+      HWY_NATIVE_FMA
+          ? &PairRuns<double, &GroupPairRun<LoadF64>, &PairRun<LoadF64>>
+          : nullptr;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -687,6 +687,47 @@ TEST(DalphaBound, PairSumsDecideOnlyTheCorrectlyRoundedSum) {
           }
         }
       }
+      // The runs kernel (many runs a call: four side by side, then one by
+      // one), each plane padded with zero terms, planes stored in reverse.
+      for (size_t n : {3, 9, 128, 2048}) {
+        std::vector<Terms> planes = {
+            Normal(dtype, n, rng), PairTail(dtype),
+            PairMidpoint(dtype),   dtype == f64 ? Residual() : PairTail(dtype),
+            Normal(dtype, n, rng), PairTail(dtype)};
+        for (Terms& t : planes) {
+          while (t.x.size() < n) t.Add(dtype, 1.0, -3.0);
+        }
+        std::vector<uint64_t> xb, dyb;
+        std::vector<int64_t> offsets(planes.size());
+        for (size_t k = planes.size(); k-- > 0;) {
+          offsets[k] = static_cast<int64_t>(xb.size());
+          xb.insert(xb.end(), planes[k].x.begin(), planes[k].x.end());
+          dyb.insert(dyb.end(), planes[k].dy.begin(), planes[k].dy.end());
+        }
+        const std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                         dy = StoredBits(dtype, dyb);
+        std::vector<cpu::BoundedSum> sums(planes.size());
+        cpu::BoundedFor(target.bit)
+            .pair_runs[cpu::BoundedIndex(dtype, f64) - 3](
+                x.data(), dy.data(), offsets.data(), offsets.data(),
+                planes.size(), n, sums.data());
+        for (size_t k = 0; k < planes.size(); ++k) {
+          const std::string at = what + " runs n " + std::to_string(n) +
+                                 " plane " + std::to_string(k);
+          const uint64_t want =
+              ExactDalpha(dtype, planes[k].x, planes[k].dy, f64);
+          const bool decided =
+              cpu::RoundIfCertain(sums[k], reference::FormatOf(f64), &bits);
+          if (k == 2) {
+            EXPECT_FALSE(decided) << at;  // the midpoint
+          } else if (k != 0 && k != 4) {
+            ASSERT_TRUE(decided) << at;  // the tails and the residual
+          }
+          if (decided) {
+            EXPECT_EQ(Hex(bits, 8), Hex(want, 8)) << at;
+          }
+        }
+      }
       for (size_t count : {16, 19, 300}) {  // narrow and wide rows
         for (size_t rows : {1, 39, 300}) {
           std::vector<Terms> channels;

@@ -26,10 +26,11 @@ RENDER = (
     "decimal.")
 
 
-def read_templates(directory):
-  """{file name: bytes} of the WGSL files in `directory`."""
+def read_templates(directory, names=TEMPLATE_FILES):
+  """{file name: bytes} of the WGSL files `names` in `directory` (also the
+  ai.onnx.PRelu package's, contract/prelu/generate.py)."""
   out = {}
-  for name in TEMPLATE_FILES:
+  for name in names:
     with open(os.path.join(directory, name), "rb") as f:
       out[name] = f.read()
   return out

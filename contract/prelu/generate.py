@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Generates the contract package ai.onnx.PRelu v1: contract/prelu/v1/*.json.
+"""Generates the contract package ai.onnx.PRelu v1: contract/prelu/v1/*.json
+(the WGSL files next to them are written by hand; metadata.json lists their
+sha256 and how to render them).
 
     /usr/bin/python3 contract/prelu/generate.py          # (re)write v1
     /usr/bin/python3 contract/prelu/generate.py --check  # fail if v1 is stale
@@ -22,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import bits as B  # pylint: disable=wrong-import-position
 import package_files as P  # pylint: disable=wrong-import-position
+import webgpu as W  # pylint: disable=wrong-import-position
 
 def _load(name, path):
   """Imports a file as a module under its own name (both generators are
@@ -255,6 +258,46 @@ def bench_document():
                     for c in (64, 512) for n in (1 << 16, 1 << 24)]}
 
 
+# The forward pass's WGSL, hand-written files of the package, in the order
+# metadata.json lists them.
+TEMPLATE_FILES = ("prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl")
+
+
+def webgpu_section():
+  """metadata.json's "webgpu": how liblrelu (lrelu_kernel_source, variant
+  "prelu") and the JavaScript module (kernel.prelu) render the templates."""
+  return {
+      "dtypes": ["float32", "float16"],
+      "template": "prelu.wgsl.jinja",
+      "words": {"float32": {"word": "u32", "lanes": 1},
+                "float16": {"word": "u32", "lanes": 2}},
+      "element_rule": {"float32": "prelu-f32.wgsl",
+                       "float16": "prelu-f16.wgsl"},
+      "helpers": {
+          "package": {"id": "ai.onnx.LeakyRelu", "contract_version": 1},
+          "float32": ["multiply-f32.wgsl", "helpers-f32.wgsl"],
+          "float16": ["multiply-f32.wgsl", "helpers-f16.wgsl"],
+      },
+      "workgroup_size": {"default": 256, "max": 256},
+      "render": (
+          "Text substitution (a subset of Jinja: variables only), as "
+          "ai.onnx.LeakyRelu's templates: replace {{HELPERS}} with the "
+          "dtype's helper files of that package (its metadata.json has "
+          "their sha256) joined by one newline, then a newline and the "
+          "dtype's element_rule file; then every {{WORD}}, {{LANES}} and "
+          "{{DTYPE}} with the dtype's values and every {{WORKGROUP_SIZE}} "
+          "with the workgroup size in decimal."),
+      "entry_points": {"forward": "y from x and alpha: x at binding 0, "
+                                  "alpha at binding 1, y at binding 2"},
+      "params": ("binding 3, uniform: u32 n, u32 rank, u32 alpha_base, u32 "
+                 "unused, then 8 vec4<u32> dims (x: extent, y: alpha's "
+                 "stride in elements, 0 where alpha is broadcast; outermost "
+                 "first, neighbouring axes merged)"),
+      "dispatch": ("ceil(ceil(n / lanes) / workgroup_size) workgroups, in x "
+                   "and y when that exceeds 65535"),
+  }
+
+
 def build_files():
   texts = {
       "manifest.json": dump_pretty(manifest()),
@@ -265,10 +308,17 @@ def build_files():
   }
   files = {name: {"sha256": hashlib.sha256(t.encode()).hexdigest(),
                   "bytes": len(t.encode())} for name, t in texts.items()}
+  templates = {
+      name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+      for name, data in W.read_templates(os.path.join(HERE, "v1"),
+                                         TEMPLATE_FILES).items()
+  }
   texts["metadata.json"] = dump_pretty({
       "id": KERNEL_ID, "contract_version": CONTRACT_VERSION,
       "generator": "contract/prelu/generate.py",
-      "files": dict(sorted(files.items()))})
+      "files": dict(sorted(files.items())),
+      "templates": templates,
+      "webgpu": webgpu_section()})
   return texts
 
 

@@ -22,7 +22,8 @@ function bundledVersions(id) {
       .map((k) => Number(k.split("@")[1]));
 }
 
-async function sha256Hex(bytes) {
+/** The lowercase hex SHA-256 of bytes (WebCrypto). */
+export async function sha256Hex(bytes) {
   const subtle = globalThis.crypto && globalThis.crypto.subtle;
   if (!subtle) {
     fail("NO_WEBGPU", "WebCrypto (crypto.subtle) is missing: it exists only in " +

@@ -1,12 +1,14 @@
 // PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x with
 // alpha a tensor of x's dtype that broadcasts to x (ONNX's unidirectional
-// rule: per channel [C,1,1] for NCHW, [C] for NHWC). The WGSL is liblrelu's
-// variant "prelu" (src/gpu_common/prelu.wgsl.jinja), rendered with the
-// contract package's verified helpers, so every element follows LeakyReLU's
-// exact rule with its own alpha.
-import { PRELU_WGSL } from "./bundled.js";
+// rule: per channel [C,1,1] for NCHW, [C] for NHWC). The WGSL is the
+// ai.onnx.PRelu package's (contract/prelu/v1/prelu.wgsl.jinja, liblrelu's
+// variant "prelu"), each file checked against the package's metadata.json,
+// rendered with the LeakyRelu package's verified helpers, so every element
+// follows LeakyReLU's exact rule with its own alpha.
+import { PRELU_PACKAGE } from "./bundled.js";
 import { encodePass } from "./dispatch.js";
 import { fail } from "./errors.js";
+import { sha256Hex } from "./package.js";
 
 const USAGE = globalThis.GPUBufferUsage ||
     { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 };
@@ -51,18 +53,59 @@ export function preluWalk(xShape, alphaShape) {
   return dims;
 }
 
-/** The WGSL for a dtype (float32, float16) and workgroup size. */
-export function renderPrelu(pkg, dtype, workgroupSize) {
-  const helpers = pkg.metadata.webgpu.helpers[dtype];
-  if (helpers === undefined) {
+let preluFiles = null;
+
+/**
+ * The ai.onnx.PRelu package's metadata and run-time files, each checked
+ * against the sha256 and size metadata.json lists (once; a mismatch is
+ * DIGEST_MISMATCH on every call).
+ * @returns {Promise<{metadata: object, files: Record<string, string>}>}
+ */
+export function verifiedPrelu(bundle = PRELU_PACKAGE) {
+  const check = async () => {
+    const metadata = JSON.parse(bundle["metadata.json"]);
+    const listed = { ...metadata.templates, "manifest.json": metadata.files["manifest.json"] };
+    const files = {};
+    for (const [name, entry] of Object.entries(listed)) {
+      if (bundle[name] === undefined) {
+        fail("DIGEST_MISMATCH", `ai.onnx.PRelu: metadata.json lists ${name}, which the bundle lacks`);
+      }
+      const bytes = new TextEncoder().encode(bundle[name]);
+      const have = await sha256Hex(bytes);
+      if (have !== entry.sha256 || bytes.length !== entry.bytes) {
+        fail("DIGEST_MISMATCH", `ai.onnx.PRelu ${name}: sha256 ${have} (${bytes.length} bytes) does not ` +
+             `match metadata.json's ${entry.sha256} (${entry.bytes} bytes); the file was modified, refusing it`);
+      }
+      files[name] = bundle[name];
+    }
+    return { metadata, files };
+  };
+  if (bundle !== PRELU_PACKAGE) return check();
+  if (preluFiles === null) preluFiles = check();
+  return preluFiles;
+}
+
+/**
+ * The WGSL for a dtype (float32, float16) and workgroup size: prelu is
+ * verifiedPrelu()'s result, pkg the LeakyRelu package (the helpers).
+ */
+export function renderPrelu(pkg, prelu, dtype, workgroupSize) {
+  const webgpu = prelu.metadata.webgpu;
+  const from = webgpu.helpers.package;
+  if (pkg.metadata.id !== from.id || pkg.metadata.contract_version !== from.contract_version) {
+    fail("UNKNOWN_VERSION", `PReLU's WGSL takes its helpers from ${from.id} v${from.contract_version}, ` +
+         `not ${pkg.metadata.id} v${pkg.metadata.contract_version}`);
+  }
+  const helpers = webgpu.helpers[dtype];
+  if (helpers === undefined || webgpu.element_rule[dtype] === undefined) {
     fail("UNSUPPORTED_DTYPE", `PReLU's WGSL renders float32 and float16, not ${dtype}`);
   }
-  const own = PRELU_WGSL[dtype === "float32" ? "prelu-f32.wgsl" : "prelu-f16.wgsl"];
+  const own = prelu.files[webgpu.element_rule[dtype]];
   const replace = (text, key, value) => text.split(key).join(value);
-  let source = PRELU_WGSL["prelu.wgsl.jinja"];
+  let source = prelu.files[webgpu.template];
   source = replace(source, "{{HELPERS}}", helpers.map((name) => pkg.files[name]).join("\n") + "\n" + own);
-  source = replace(source, "{{WORD}}", "u32");
-  source = replace(source, "{{LANES}}", dtype === "float32" ? "1" : "2");
+  source = replace(source, "{{WORD}}", webgpu.words[dtype].word);
+  source = replace(source, "{{LANES}}", String(webgpu.words[dtype].lanes));
   source = replace(source, "{{DTYPE}}", dtype);
   return replace(source, "{{WORKGROUP_SIZE}}", String(workgroupSize));
 }
@@ -92,7 +135,8 @@ export async function runPrelu(runner, pkg, x, alpha) {
   const key = `prelu/${x.dtype}`;
   if (!runner.pipelines.has(key)) {
     runner.pipelines.set(key, (async () => {
-      const module = device.createShaderModule({ code: renderPrelu(pkg, x.dtype, runner.workgroupSize),
+      const prelu = await verifiedPrelu();
+      const module = device.createShaderModule({ code: renderPrelu(pkg, prelu, x.dtype, runner.workgroupSize),
                                                  label: `lrelu prelu ${x.dtype}` });
       const info = module.getCompilationInfo ? await module.getCompilationInfo() : { messages: [] };
       const errors = info.messages.filter((m) => m.type === "error");

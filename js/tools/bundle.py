@@ -3,7 +3,8 @@
 that the JavaScript module needs at run time (metadata.json, manifest.json and
 the WGSL templates metadata.json lists), as string constants, so the module
 works without fetching anything. getKernel still checks every file's sha256
-against metadata.json with WebCrypto before using it.
+against metadata.json with WebCrypto before using it, and kernel.prelu those
+of the ai.onnx.PRelu package (contract/prelu/v1/, PRELU_PACKAGE).
 
     /usr/bin/python3 js/tools/bundle.py          # (re)write js/src/bundled.js
     /usr/bin/python3 js/tools/bundle.py --check  # fail if it is stale
@@ -17,7 +18,6 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONTRACT = os.path.join(ROOT, "contract")
 OUTPUT = os.path.join(ROOT, "js", "src", "bundled.js")
-PRELU_FILES = ["prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl"]
 
 
 def package_files(directory):
@@ -49,13 +49,14 @@ def render():
       lines.append("    %s:\n      %s," % (json.dumps(name), json.dumps(text)))
     lines.append("  },")
   lines.append("};")
-  # PReLU's forward template (liblrelu's variant "prelu"): not part of a
-  # contract package, so no digest; the package's own helpers are reused.
-  lines.append("// PReLU forward WGSL (src/gpu_common/), rendered with the helpers above.")
-  lines.append("export const PRELU_WGSL = {")
-  for name in PRELU_FILES:
-    with open(os.path.join(ROOT, "src", "gpu_common", name), "rb") as f:
-      text = f.read().decode("ascii")
+  # PReLU's forward pass (kernel.prelu, liblrelu's variant "prelu"): the
+  # ai.onnx.PRelu package's run-time files, checked by prelu.js against its
+  # metadata.json; the helpers are LeakyRelu's, above.
+  lines.append("// ai.onnx.PRelu v1 (contract/prelu/v1/): kernel.prelu checks each file's")
+  lines.append("// sha256 against metadata.json, and renders the WGSL with the helpers above.")
+  lines.append("export const PRELU_PACKAGE = {")
+  _, files = package_files(os.path.join(CONTRACT, "prelu", "v1"))
+  for name, text in files.items():
     lines.append("  %s:\n    %s," % (json.dumps(name), json.dumps(text)))
   lines.append("};")
   return "\n".join(lines) + "\n"

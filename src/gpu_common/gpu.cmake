@@ -11,9 +11,11 @@ set(lrelu_gpu_dir ${CMAKE_CURRENT_LIST_DIR})
 set(lrelu_src_dir ${lrelu_gpu_dir}/..)
 
 # Kernel sources live in real files and are embedded at build time. The WGSL
-# templates belong to the contract package (contract/v1/metadata.json lists
-# their sha256), so the library renders the very files the package ships.
+# templates belong to the contract packages (contract/v1/metadata.json and
+# contract/prelu/v1/metadata.json list their sha256), so the library renders
+# the very files the packages ship.
 set(lrelu_wgsl_dir ${PROJECT_SOURCE_DIR}/contract/v1)
+set(lrelu_prelu_wgsl_dir ${PROJECT_SOURCE_DIR}/contract/prelu/v1)
 set(lrelu_embedded
   kOpenClSource=${lrelu_src_dir}/opencl/lrelu.cl
   kOpenClPreluSource=${lrelu_src_dir}/opencl/prelu.cl
@@ -24,9 +26,9 @@ set(lrelu_embedded
   kWgslHelpersF32=${lrelu_wgsl_dir}/helpers-f32.wgsl
   kWgslHelpersF16=${lrelu_wgsl_dir}/helpers-f16.wgsl
   kCudaPreluKernels=${lrelu_src_dir}/cuda/prelu_kernels.cuh
-  kWgslPrelu=${lrelu_gpu_dir}/prelu.wgsl.jinja
-  kWgslPreluF32=${lrelu_gpu_dir}/prelu-f32.wgsl
-  kWgslPreluF16=${lrelu_gpu_dir}/prelu-f16.wgsl)
+  kWgslPrelu=${lrelu_prelu_wgsl_dir}/prelu.wgsl.jinja
+  kWgslPreluF32=${lrelu_prelu_wgsl_dir}/prelu-f32.wgsl
+  kWgslPreluF16=${lrelu_prelu_wgsl_dir}/prelu-f16.wgsl)
 set(lrelu_embedded_files)
 foreach(entry IN LISTS lrelu_embedded)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")

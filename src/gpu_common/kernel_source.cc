@@ -18,12 +18,14 @@ extern const char kWgslVec4[];         // unary-vec4.wgsl.jinja
 extern const char kWgslMultiplyF32[];  // multiply-f32.wgsl
 extern const char kWgslHelpersF32[];   // helpers-f32.wgsl
 extern const char kWgslHelpersF16[];   // helpers-f16.wgsl
-// PReLU forward (variant "prelu"): next to the LeakyReLU sources.
+// PReLU forward (variant "prelu"): next to the LeakyReLU sources; its WGSL
+// files are the ai.onnx.PRelu package's (contract/prelu/v1/), rendered with
+// the LeakyRelu package's helpers.
 extern const char kOpenClPreluSource[];  // src/opencl/prelu.cl
 extern const char kCudaPreluKernels[];   // src/cuda/prelu_kernels.cuh
-extern const char kWgslPrelu[];          // src/gpu_common/prelu.wgsl.jinja
-extern const char kWgslPreluF32[];       // src/gpu_common/prelu-f32.wgsl
-extern const char kWgslPreluF16[];       // src/gpu_common/prelu-f16.wgsl
+extern const char kWgslPrelu[];          // prelu.wgsl.jinja
+extern const char kWgslPreluF32[];       // prelu-f32.wgsl
+extern const char kWgslPreluF16[];       // prelu-f16.wgsl
 
 namespace {
 

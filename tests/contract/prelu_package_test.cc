@@ -87,6 +87,27 @@ TEST(PreluPackage, SourceDirectoryLoadsAndModifiedFileIsRefused) {
     EXPECT_NE(std::string(e.what()).find("sha256"), std::string::npos)
         << e.what();
   }
+  // The WGSL files are the package's too: each is listed and checked.
+  std::ofstream(tmp / "test.json", std::ios::binary | std::ios::trunc)
+      << ThePackage().files().at("test.json");
+  for (const char* name :
+       {"prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl"}) {
+    std::string wgsl = ThePackage().files().at(name);
+    ASSERT_FALSE(wgsl.empty()) << name;
+    wgsl[wgsl.find("u32")] = 'i';
+    std::ofstream(tmp / name, std::ios::binary | std::ios::trunc) << wgsl;
+    try {
+      lrelu::load_kernel_from_dir(tmp.string());
+      ADD_FAILURE() << "a modified " << name << " was accepted";
+    } catch (const lrelu::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos)
+          << e.what();
+    }
+    std::ofstream(tmp / name, std::ios::binary | std::ios::trunc)
+        << ThePackage().files().at(name);
+  }
+  EXPECT_EQ(lrelu::load_kernel_from_dir(tmp.string()).manifest_sha256(),
+            ThePackage().manifest_sha256());
   fs::remove_all(tmp);
 }
 

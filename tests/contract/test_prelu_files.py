@@ -2,6 +2,7 @@
 (contract/prelu/schema), as test_contract_files.py checks LeakyRelu's; the
 schemas refuse broken documents, so the check can fail."""
 import copy
+import hashlib
 
 import pytest
 
@@ -60,4 +61,37 @@ def test_metadata_lists_every_file():
   meta = cf.load("metadata.json", cf.PRELU_V1)
   broken = copy.deepcopy(meta)
   del broken["files"]["test.json"]
+  assert errors("metadata.json", broken)
+
+
+def test_metadata_lists_every_template_with_its_digest():
+  """The forward pass's WGSL files are the package's: metadata.json names
+  each (the template and each dtype's element rule) with the sha256 and size
+  of the file next to it, and the helpers it borrows are LeakyRelu's, whose
+  own metadata.json lists them."""
+  meta = cf.load("metadata.json", cf.PRELU_V1)
+  webgpu = meta["webgpu"]
+  named = {webgpu["template"]} | set(webgpu["element_rule"].values())
+  assert named == set(meta["templates"])
+  for name, entry in meta["templates"].items():
+    data = cf.read_bytes(name, cf.PRELU_V1)
+    data.decode("ascii")
+    assert hashlib.sha256(data).hexdigest() == entry["sha256"], name
+    assert len(data) == entry["bytes"], name
+  leaky = cf.load("metadata.json")
+  package = webgpu["helpers"]["package"]
+  assert (package["id"], package["contract_version"]) == (
+      leaky["id"], leaky["contract_version"])
+  for dtype in webgpu["dtypes"]:
+    assert set(webgpu["helpers"][dtype]) <= set(leaky["templates"]), dtype
+    assert webgpu["helpers"][dtype] == leaky["webgpu"]["helpers"][dtype]
+
+
+def test_schema_refuses_metadata_without_its_templates():
+  meta = cf.load("metadata.json", cf.PRELU_V1)
+  broken = copy.deepcopy(meta)
+  del broken["templates"]["prelu-f16.wgsl"]
+  assert errors("metadata.json", broken)
+  broken = copy.deepcopy(meta)
+  del broken["webgpu"]
   assert errors("metadata.json", broken)

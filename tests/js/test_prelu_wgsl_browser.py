@@ -246,6 +246,35 @@ def test_js_package_prelu_errors(page):
     assert "y" in half, half
 
 
+def test_js_package_prelu_files_are_checked(page):
+    """kernel.prelu renders the ai.onnx.PRelu package's files only after
+    their sha256 matches metadata.json: the bundle passes, and each file
+    changed by one character is refused with DIGEST_MISMATCH."""
+    result = page.evaluate(r"""(async () => {
+      const p = await import("/js/src/prelu.js");
+      const b = await import("/js/src/bundled.js");
+      const ok = await p.verifiedPrelu();
+      const refused = {};
+      const names = Object.keys(JSON.parse(b.PRELU_PACKAGE["metadata.json"]).templates);
+      for (const name of names) {
+        const bundle = { ...b.PRELU_PACKAGE };
+        bundle[name] = bundle[name].replace("u32", "i32");
+        try {
+          await p.verifiedPrelu(bundle);
+          refused[name] = "accepted";
+        } catch (e) {
+          refused[name] = e.code;
+        }
+      }
+      return { files: Object.keys(ok.files).sort(), refused };
+    })()""")
+    assert result["files"] == ["manifest.json", "prelu-f16.wgsl", "prelu-f32.wgsl",
+                               "prelu.wgsl.jinja"], result
+    assert result["refused"] == {name: "DIGEST_MISMATCH" for name in
+                                 ("prelu.wgsl.jinja", "prelu-f32.wgsl",
+                                  "prelu-f16.wgsl")}, result
+
+
 def main():
     if cdp.find_chromium() is None:
         print("test_prelu_wgsl_browser: skipped: chromium is not installed")

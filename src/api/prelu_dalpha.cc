@@ -354,7 +354,9 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       const auto c = static_cast<size_t>(count);
       int64_t height = 0;
       const bool by_rows = rows > 1 || pair_runs != nullptr;
-      if (pair_runs != nullptr) {
+      // fn() for each row, with xr and dyr its runs (the same steps for
+      // every element), the totals cleared first.
+      auto each_row_runs = [&](auto&& fn) {
         std::fill(totals, totals + c, cpu::BoundedSum{});
         std::fill(idx.begin(), idx.end(), 0);
         int64_t xo = 0, dyo = 0;  // elements
@@ -363,30 +365,26 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
             xr[j] = x_offsets[k + static_cast<int64_t>(j)] + xo;
             dyr[j] = dy_offsets[k + static_cast<int64_t>(j)] + dyo;
           }
-          pair_runs(p.x.data, p.dy.data, xr, dyr, c, static_cast<size_t>(inner),
-                    totals);
+          fn();
           Advance(dims, outer, 1, &idx, &xo, &dyo);
         }
+      };
+      if (pair_runs != nullptr) {
+        each_row_runs([&] {
+          pair_runs(p.x.data, p.dy.data, xr, dyr, c, static_cast<size_t>(inner),
+                    totals);
+        });
         std::fill(decided, decided + c, uint64_t{0});
       } else if (rows == 1) {
         height = runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
                       static_cast<size_t>(inner), sums, abs);
       } else {
-        // Row by row (the same steps for every element), each row's run a
-        // run of the element's BoundedSum.
-        std::fill(totals, totals + c, cpu::BoundedSum{});
-        std::fill(idx.begin(), idx.end(), 0);
-        int64_t xo = 0, dyo = 0;  // elements
-        for (int64_t r = 0; r < rows; ++r) {
-          for (size_t j = 0; j < c; ++j) {
-            xr[j] = x_offsets[k + static_cast<int64_t>(j)] + xo;
-            dyr[j] = dy_offsets[k + static_cast<int64_t>(j)] + dyo;
-          }
+        // Row by row, each row's run a run of the element's BoundedSum.
+        each_row_runs([&] {
           const int64_t h = runs(p.x.data, p.dy.data, xr, dyr, c,
                                  static_cast<size_t>(inner), sums, abs);
           for (size_t j = 0; j < c; ++j) totals[j].AddRun(sums[j], abs[j], h);
-          Advance(dims, outer, 1, &idx, &xo, &dyo);
-        }
+        });
         // RoundSumsKernel's inputs: the rounded totals, their magnitudes
         // (NaN, deciding nothing, past RoundIfCertain's limit of runs) and
         // the largest height.

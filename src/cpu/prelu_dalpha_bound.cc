@@ -597,13 +597,12 @@ inline int64_t RunsHeight(size_t n) {
 
 // kGroupRun over count runs in groups, the last count % kGroup one at a
 // time through kRun (BoundedRunsKernel).
-template <class T,
-          void (*kGroupRun)(const T* const*, const T* const*, size_t, double*,
-                            double*),
-          void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
-int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
-                    const int64_t* dy_offsets, size_t count, size_t n,
-                    double* sums, double* abs) {
+// group(k, xg, dyg) for each kGroup runs from run k (pointers to their
+// starts), then single(k, x, dy) for each of the last count % kGroup.
+template <class T, class Group, class Single>
+HWY_INLINE void ForGroups(const void* xp, const void* dyp,
+                          const int64_t* x_offsets, const int64_t* dy_offsets,
+                          size_t count, Group&& group, Single&& single) {
   const auto* x = static_cast<const T*>(xp);
   const auto* dy = static_cast<const T*>(dyp);
   size_t k = 0;
@@ -614,14 +613,29 @@ int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
       xg[g] = x + x_offsets[k + g];
       dyg[g] = dy + dy_offsets[k + g];
     }
-    kGroupRun(xg, dyg, n, sums + k, abs + k);
+    group(k, xg, dyg);
   }
-  for (; k < count; ++k) {
-    BoundedSum one;  // one AddRun from zero: its sum exactly, no error
-    kRun(x + x_offsets[k], dy + dy_offsets[k], n, &one);
-    sums[k] = one.sum;
-    abs[k] = one.abs;
-  }
+  for (; k < count; ++k) single(k, x + x_offsets[k], dy + dy_offsets[k]);
+}
+
+template <class T,
+          void (*kGroupRun)(const T* const*, const T* const*, size_t, double*,
+                            double*),
+          void (*kRun)(const void*, const void*, size_t, BoundedSum*)>
+int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
+                    const int64_t* dy_offsets, size_t count, size_t n,
+                    double* sums, double* abs) {
+  ForGroups<T>(
+      xp, dyp, x_offsets, dy_offsets, count,
+      [&](size_t k, const T* const* x, const T* const* dy) {
+        kGroupRun(x, dy, n, sums + k, abs + k);
+      },
+      [&](size_t k, const T* x, const T* dy) {
+        BoundedSum one;  // one AddRun from zero: its sum exactly, no error
+        kRun(x, dy, n, &one);
+        sums[k] = one.sum;
+        abs[k] = one.abs;
+      });
   return RunsHeight(n);
 }
 
@@ -681,21 +695,12 @@ template <class T,
 void PairRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
               const int64_t* dy_offsets, size_t count, size_t n,
               BoundedSum* sums) {
-  const auto* x = static_cast<const T*>(xp);
-  const auto* dy = static_cast<const T*>(dyp);
-  size_t k = 0;
-  for (; k + kGroup <= count; k += kGroup) {
-    const T* xg[kGroup];
-    const T* dyg[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) {
-      xg[g] = x + x_offsets[k + g];
-      dyg[g] = dy + dy_offsets[k + g];
-    }
-    kGroupRun(xg, dyg, n, sums + k);
-  }
-  for (; k < count; ++k) {
-    kRun(x + x_offsets[k], dy + dy_offsets[k], n, &sums[k]);
-  }
+  ForGroups<T>(
+      xp, dyp, x_offsets, dy_offsets, count,
+      [&](size_t k, const T* const* x, const T* const* dy) {
+        kGroupRun(x, dy, n, sums + k);
+      },
+      [&](size_t k, const T* x, const T* dy) { kRun(x, dy, n, &sums[k]); });
 }
 
 // RoundSumsKernel for Lanes(d) sums: `sum` (sum + error), the magnitudes

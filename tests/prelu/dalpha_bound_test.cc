@@ -270,6 +270,23 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
   return out;
 }
 
+// RowsDecide's result for channel `at` among `count` channels: t there,
+// normally distributed terms in the others. False where undecided.
+bool RowsDecideAmongNormal(int64_t target, lrelu_dtype_t dtype, const Terms& t,
+                           size_t count, size_t at, std::mt19937_64& rng,
+                           uint64_t* bits) {
+  std::vector<Terms> channels;
+  for (size_t c = 0; c < count; ++c) {
+    channels.push_back(Normal(dtype, t.x.size(), rng));
+  }
+  channels[at] = t;
+  std::vector<bool> decided;
+  const std::vector<uint64_t> got =
+      RowsDecide(target, dtype, channels, t.x.size(), &decided);
+  *bits = got[at];
+  return decided[at];
+}
+
 TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
   cpu::DefaultFloatEnv env;
   std::mt19937_64 rng(6);
@@ -360,16 +377,10 @@ TEST(DalphaBound, RowsBoundCountsEveryRow) {
   for (const cpu::Target& target : cpu::RunnableTargets()) {
     for (size_t count : {16, 48, 300}) {
       for (size_t at : {size_t{3}, count - 1}) {
-        std::vector<Terms> channels;
-        for (size_t c = 0; c < count; ++c) {
-          channels.push_back(Normal(f32, lost.x.size(), rng));
-        }
-        channels[at] = lost;
-        std::vector<bool> decided;
-        const std::vector<uint64_t> got =
-            RowsDecide(target.bit, f32, channels, lost.x.size(), &decided);
-        if (decided[at]) {
-          EXPECT_EQ(Hex(got[at], 4), Hex(want, 4))
+        uint64_t got = 0;
+        if (RowsDecideAmongNormal(target.bit, f32, lost, count, at, rng,
+                                  &got)) {
+          EXPECT_EQ(Hex(got, 4), Hex(want, 4))
               << Name(target.bit, f32) << " channels " << count << " at " << at;
         }
       }
@@ -584,16 +595,9 @@ TEST(DalphaBound, TinyTermsTakeFloat64) {
         // 300 channels: wide float32 rows; a vector's lane and the
         // last few channels' (float64 terms, float32 magnitudes).
         for (size_t at : {5, 298}) {
-          std::vector<Terms> channels;
-          for (size_t c = 0; c < 300; ++c) {
-            channels.push_back(Normal(dtype, t.x.size(), rng));
-          }
-          channels[at] = t;
-          std::vector<bool> decided;
-          const std::vector<uint64_t> got =
-              RowsDecide(target.bit, dtype, channels, t.x.size(), &decided);
-          if (decided[at]) {
-            EXPECT_EQ(Hex(got[at], 4), Hex(want, 4))
+          uint64_t got = 0;
+          if (RowsDecideAmongNormal(target.bit, dtype, t, 300, at, rng, &got)) {
+            EXPECT_EQ(Hex(got, 4), Hex(want, 4))
                 << what << " rows, channel " << at;
           }
         }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -385,16 +384,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
                                  static_cast<size_t>(inner), sums, abs);
           for (size_t j = 0; j < c; ++j) totals[j].AddRun(sums[j], abs[j], h);
         });
-        // RoundSumsKernel's inputs: the rounded totals, their magnitudes
-        // (NaN, deciding nothing, past RoundIfCertain's limit of runs) and
-        // the largest height.
-        for (size_t j = 0; j < c; ++j) {
-          sums[j] = totals[j].sum + totals[j].error;
-          abs[j] = totals[j].runs <= (int64_t{1} << 26)
-                       ? totals[j].abs
-                       : std::numeric_limits<double>::quiet_NaN();
-          height = std::max(height, totals[j].height);
-        }
+        height = cpu::RoundSumsInputs(totals, c, sums, abs);
       }
       if (pair_runs == nullptr) {
         round(sums, abs, c, height, fa, bits, decided);
@@ -722,16 +712,8 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     std::vector<uint64_t> decided(k >= 0 && k <= 2 ? count : 0);
     if (!decided.empty()) {
       std::vector<double> total(count), abs(count);
-      int64_t height = 0;
-      for (size_t c = 0; c < count; ++c) {
-        const cpu::BoundedSum& s = bounded[c];
-        total[c] = s.sum + s.error;
-        // Beyond RoundIfCertain's limits (a NaN decides nothing): its own.
-        abs[c] = s.runs <= (int64_t{1} << 26)
-                     ? s.abs
-                     : std::numeric_limits<double>::quiet_NaN();
-        height = std::max(height, s.height);
-      }
+      const int64_t height =
+          cpu::RoundSumsInputs(bounded.data(), count, total.data(), abs.data());
       BoundedFor(p).round_sums(total.data(), abs.data(), count, height, fa, out,
                                decided.data());
     }

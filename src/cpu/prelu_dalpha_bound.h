@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "cpu/prelu_dalpha_ulp.h"  // FormatIndex
 #include "reference/exact_sum.h"
@@ -190,6 +191,22 @@ inline void AddRowsBlock(double* block, size_t count, bool pair, int64_t rows,
     }
   }
   std::fill(block, block + (pair ? 3 : 2) * count, 0.0);
+}
+
+// RoundSumsKernel's inputs for count bounded sums: sums[k] = s[k].sum +
+// s[k].error, abs[k] = s[k].abs (NaN, which decides nothing, past
+// RoundIfCertain's limit of runs); returns the largest height.
+inline int64_t RoundSumsInputs(const BoundedSum* s, size_t count, double* sums,
+                               double* abs) {
+  int64_t height = 0;
+  for (size_t k = 0; k < count; ++k) {
+    sums[k] = s[k].sum + s[k].error;
+    abs[k] = s[k].runs <= (int64_t{1} << 26)
+                 ? s[k].abs
+                 : std::numeric_limits<double>::quiet_NaN();
+    height = std::max(height, s[k].height);
+  }
+  return height;
 }
 
 // The kernels compiled for `target` (one of RunnableTargets()).

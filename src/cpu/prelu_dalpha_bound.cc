@@ -296,16 +296,16 @@ HWY_INLINE void RowsLanesOf(const char* x, int64_t x_row, const char* dy,
   }
 }
 
-// BoundedRows in float32 lanes, up to kChunk channels a pass into sums
-// and magnitudes on the stack, then added to sums[c] and
-// sums[channels + c]; a pass with a magnitude CertainMagnitude rejects
-// runs again in float64 (AddRows).
 // Narrow float32 rows in float32 magnitudes and fused multiply-adds as
 // well, on AVX-512: 0.76-0.85x the float64 tree's time in cache (16 to 128
 // channels, Xeon) and 0.97x out of cache. Each term then passes through one
 // addition a row (RowsHeight).
 constexpr bool kNarrowWiden = HWY_TARGET <= HWY_AVX3;
 
+// BoundedRows in float32 lanes, up to kChunk channels a pass into sums
+// and magnitudes on the stack, then added to sums[c] and
+// sums[channels + c]; a pass with a magnitude CertainMagnitude rejects
+// runs again in float64 (AddRows).
 template <class In>
 void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
                       int64_t dy_row, int64_t rows, int64_t channels,
@@ -478,8 +478,8 @@ void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 // latency of the whole call).
 constexpr size_t kGroup = 4;
 
-// The zero-padded last n % lanes terms of each run of a group, and what
-// AddRun takes: the terms of float64 lanes (loader L).
+// Adds the last n - i terms of each run of a group (float64 terms, loader
+// L), zero-padded to a vector, to s[g] and their magnitudes to a[g].
 template <class L, class D>
 HWY_INLINE void GroupTail(D d, const typename L::T* const* x,
                           const typename L::T* const* dy, size_t i, size_t n,

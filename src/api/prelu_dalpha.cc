@@ -599,7 +599,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
                      dyr + done * dys[last] * e, dys[last] * e, n, channels,
                      block.data());
-        cpu::AddRowsBlock(block.data(), count, pair, n, row_bytes, e, totals);
+        cpu::AddRowsBlock(block.data(), count, pair, n, totals);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,

@@ -123,13 +123,6 @@ void ForEachAlpha(const PreluPlan& p, const std::vector<const View*>& views,
     }
   }
   std::vector<int64_t> off(nv, 0), idx(na, 0);
-  if (na == 1) {  // one axis (per channel): no odometer
-    for (int64_t k = 0; k < p.alpha_count; ++k) {
-      for (size_t v = 0; v < nv; ++v) off[v] = k * step[v];
-      fn(k, off);
-    }
-    return;
-  }
   for (int64_t k = 0; k < p.alpha_count; ++k) {
     fn(k, off);
     // Odometer over alpha_axes, innermost last.

@@ -87,9 +87,8 @@ using BoundedRunKernel = void (*)(const void* x, const void* dy, size_t n,
                                   BoundedSum* s);
 // Adds row r's term of channel c to sums[c] and its magnitude to
 // sums[channels + c], for r < rows (rows x_row / dy_row bytes apart, each
-// `channels` contiguous elements, row_bytes = channels * element size). A
-// term passes through at most RowsHeight(rows, row_bytes, element size)
-// additions.
+// `channels` contiguous elements). A term passes through at most
+// RowsHeight(rows) additions.
 using BoundedRowsKernel = void (*)(const char* x, int64_t x_row, const char* dy,
                                    int64_t dy_row, int64_t rows,
                                    int64_t channels, double* sums);
@@ -146,12 +145,10 @@ constexpr int64_t kRowsOneRun = 256;
 inline int64_t RowsPerRun(int64_t row_bytes, int64_t task_rows) {
   return WideRows(row_bytes) && task_rows > kRowsOneRun ? 64 : kRowsOneRun;
 }
-// One height for every target's kernels: on AVX-512 float32's narrow rows
-// take one addition a row too (kNarrowWiden in prelu_dalpha_bound.cc).
-inline int64_t RowsHeight(int64_t rows, int64_t /*row_bytes*/,
-                          int64_t /*element*/) {
-  return rows + 5;
-}
+// One height for every target's kernels and row width: on AVX-512
+// float32's narrow rows take one addition a row too (kNarrowWiden in
+// prelu_dalpha_bound.cc).
+inline int64_t RowsHeight(int64_t rows) { return rows + 5; }
 
 // The kernels, [BoundedIndex]: 0-2, float64 sums of float32, float16 and
 // bfloat16 x for a dalpha of x's dtype; 3-6, the pair kernels
@@ -176,12 +173,11 @@ inline int BoundedIndex(lrelu_dtype_t x, lrelu_dtype_t dalpha) {
 }
 
 // Adds a rows kernel's `block` (its `sums` for `count` channels, filled
-// from zero over `rows` rows of row_bytes, `element` bytes an element) to
-// totals[c] as one run each, and clears it; pair: a pair kernel's.
+// from zero over `rows` rows) to totals[c] as one run each, and clears it;
+// pair: a pair kernel's.
 inline void AddRowsBlock(double* block, size_t count, bool pair, int64_t rows,
-                         int64_t row_bytes, int64_t element,
                          BoundedSum* totals) {
-  const int64_t height = RowsHeight(rows, row_bytes, element);
+  const int64_t height = RowsHeight(rows);
   for (size_t c = 0; c < count; ++c) {
     if (pair) {
       totals[c].AddPair(block[c], block[count + c], block[2 * count + c],

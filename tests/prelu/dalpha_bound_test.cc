@@ -254,9 +254,7 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
     kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
            reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes,
            n, static_cast<int64_t>(count), block.data());
-    cpu::AddRowsBlock(block.data(), count, pair, n, row_bytes,
-                      static_cast<int64_t>(lrelu_dtype_size(dtype)),
-                      sums.data());
+    cpu::AddRowsBlock(block.data(), count, pair, n, sums.data());
   }
   std::vector<uint64_t> out(count);
   decided->assign(count, false);

@@ -237,6 +237,13 @@ cpu::BoundedRunsKernel BoundedRunsOf(const PreluPlan& p) {
   const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
   return k < 0 || k > 2 ? nullptr : BoundedFor(p).runs[k];
 }
+// p's kernel for many contiguous bfloat16 runs a call summed in float32;
+// NULL where there is none.
+cpu::BoundedRunsKernel BFloat16Runs32Of(const PreluPlan& p) {
+  return cpu::BoundedIndex(p.dtype, p.dalpha.dtype) == 2
+             ? BoundedFor(p).bfloat16_runs32
+             : nullptr;
+}
 // p's pair kernel for many contiguous runs a call (float64 dalpha); NULL
 // where there is none.
 cpu::PairRunsKernel PairRunsOf(const PreluPlan& p) {
@@ -328,11 +335,28 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // Contiguous runs of at most kBoundedRun elements (NCHW planes, with a
   // batch or without): many elements a kernel call, rounded after it.
   const bool short_runs = contiguous && inner <= cpu::kBoundedRun;
-  const cpu::BoundedRunsKernel runs = short_runs ? BoundedRunsOf(p) : nullptr;
+  // bfloat16 runs summed in float32, what they leave undecided again in
+  // float64 (bounded_sum) before the exact paths.
+  const cpu::BoundedRunsKernel runs32 =
+      short_runs ? BFloat16Runs32Of(p) : nullptr;
+  const cpu::BoundedRunsKernel runs = runs32 != nullptr ? runs32
+                                      : short_runs      ? BoundedRunsOf(p)
+                                                        : nullptr;
   // float64 dalpha: the pair kernels' runs, rounded by RoundIfCertain
   // after the call.
   const cpu::PairRunsKernel pair_runs =
       short_runs && runs == nullptr ? PairRunsOf(p) : nullptr;
+  // Element k's bounded float64 sum, rounded into *bits where it decides.
+  auto bounded_sum = [&](int64_t k, uint64_t* bits) {
+    cpu::BoundedSum s;
+    each_row(k, [&](const char* xr, const char* dyr) {
+      for (int64_t i = 0; i < inner; i += cpu::kBoundedRun) {
+        const int64_t n = std::min(cpu::kBoundedRun, inner - i);
+        bounded(xr + i * e, dyr + i * e, static_cast<size_t>(n), &s);
+      }
+    });
+    return cpu::RoundIfCertain(s, fa, bits);
+  };
   if (runs != nullptr || pair_runs != nullptr) {
     const cpu::RoundSumsKernel round = BoundedFor(p).round_sums;
     constexpr int64_t kBlock = 64;
@@ -398,10 +422,12 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         }
         cpu::BoundedSum one;
         if (!by_rows) one.AddRun(sums[j], abs[j], height);
-        if (!cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at])) {
-          exact(at);
-          ++misses;
+        if (cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at]) ||
+            (runs32 != nullptr && bounded_sum(at, &out[at]))) {
+          continue;
         }
+        exact(at);
+        ++misses;
       }
       exact_next = 2 * misses > count;
     }
@@ -413,14 +439,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     if (bounded != nullptr && skip > 0) {
       --skip;
     } else if (bounded != nullptr) {
-      cpu::BoundedSum s;
-      each_row(k, [&](const char* xr, const char* dyr) {
-        for (int64_t i = 0; i < inner; i += cpu::kBoundedRun) {
-          const int64_t n = std::min(cpu::kBoundedRun, inner - i);
-          bounded(xr + i * e, dyr + i * e, static_cast<size_t>(n), &s);
-        }
-      });
-      if (cpu::RoundIfCertain(s, fa, &out[k])) {
+      if (bounded_sum(k, &out[k])) {
         missed = false;
         continue;
       }

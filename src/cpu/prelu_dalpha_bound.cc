@@ -581,25 +581,32 @@ void GroupRunLanes(const typename In::T* const* x,
 
 // bfloat16 runs summed in float32 (BoundedTable's bfloat16_runs32): the
 // products are exact in float32 where |t| >= 2^-134 (CertainMagnitude),
-// so the terms need no widening; a float32 partial sum moves into float64
-// lanes (exactly) after kSums32Adds additions a lane. Each term then
-// passes through at most kSums32Adds float32 additions and a few float64
-// ones: (1 + 2^-24)^a <= (1 + 2^-53)^(a 2^29), so the float64 bound's
-// height a 2^29 + b holds them (Sums32Height). float16 took the same time
-// as its float64 sums (A/B, Xeon): its interval, 8x narrower, left 6-16 %
-// of the sums to the float64 kernels even with 4 additions a part.
-constexpr size_t kSums32Adds = 16;
+// so the terms need no widening. The bound is a running one: an addition
+// whose rounded result is r errs by at most u |r| (u = 2^-24; a subnormal
+// r is exact), so the kernels sum |r| after every float32 addition, E, in
+// place of the terms' magnitudes: the float32 sum is within u E of the
+// exact one. A float32 partial sum moves into float64 lanes (exactly)
+// after kSums32Adds additions a lane, which keeps each r (a random walk of
+// at most kSums32Adds terms) and so E small: E is ~0.3x kSums32Adds A for
+// normally distributed terms, where A is what a fixed height needs. The
+// float64 additions of those partial sums (each some |r|, so at most E in
+// all) err by gamma_b E: the float64 bound's abs = E and height 2^29 + b
+// hold both (Sums32Height). float16 took the same time as its float64
+// sums (A/B, Xeon): its conversions bound it, and its interval, 8x
+// narrower than bfloat16's, leaves more sums undecided.
+constexpr size_t kSums32Adds = 32;
 
 // Adds the terms of the 2 Lanes(du) bfloat16 values at x and dy (read as
-// 32-bit words) to *s and their magnitudes to *m, two additions a lane: a
-// word's low value is a float32 once shifted up, its high one once the low
-// half is cleared (as BFloat16PairProducts), and a sum takes the terms in
-// any order. 14 operations per 32 terms, against 18 widening each value
-// to its own lane (Highway's PromoteTo and a shift).
+// 32-bit words) to *s and the magnitude of each addition's result to *e,
+// two additions a lane: a word's low value is a float32 once shifted up,
+// its high one once the low half is cleared (as BFloat16PairProducts), and
+// a sum takes the terms in any order. 14 operations per 32 terms, against
+// 18 widening each value to its own lane (Highway's PromoteTo and a
+// shift).
 template <class DU>
 HWY_INLINE void AddWordTerms(DU du, const uint16_t* x, const uint16_t* dy,
                              hn::Vec<hn::Repartition<float, DU>>* s,
-                             hn::Vec<hn::Repartition<float, DU>>* m) {
+                             hn::Vec<hn::Repartition<float, DU>>* e) {
   const hn::Repartition<float, DU> df;
   const auto xw = hn::LoadU(du, reinterpret_cast<const uint32_t*>(x));
   const auto dyw = hn::LoadU(du, reinterpret_cast<const uint32_t*>(dy));
@@ -610,13 +617,15 @@ HWY_INLINE void AddWordTerms(DU du, const uint16_t* x, const uint16_t* dy,
   const auto to =
       hn::Mul(hn::Min(hn::BitCast(df, hn::And(xw, high)), hn::Zero(df)),
               hn::BitCast(df, hn::And(dyw, high)));
-  *s = hn::Add(hn::Add(*s, te), to);
-  *m = hn::Add(hn::Add(*m, hn::Abs(te)), hn::Abs(to));
+  const auto s1 = hn::Add(*s, te);
+  *s = hn::Add(s1, to);
+  *e = hn::Add(hn::Add(*e, hn::Abs(s1)), hn::Abs(*s));
 }
 
-// kGroup runs of bfloat16 terms summed in float32: sums[g] and abs[g]; a
-// run whose float32 magnitude does not hold the bound goes again on its
-// own in float64, as GroupRunLanes's.
+// kGroup runs of bfloat16 terms summed in float32: sums[g] and their E as
+// abs[g]; a run whose float32 E does not hold the bound (CertainMagnitude,
+// as a magnitude's: tiny terms make a tiny E) goes again on its own in
+// float64, as GroupRunLanes's.
 void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
                     size_t n, double* sums, double* abs) {
   const hn::ScalableTag<double> d;
@@ -723,17 +732,16 @@ HWY_INLINE void ForGroups(const void* xp, const void* dyp,
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// RunsHeight, or GroupRunSums32's where it is larger: its kSums32Adds
-// float32 additions a term (2^29 float64 ones each), then one float64
-// addition a part, one for the tail's, the halves' join and at most
-// `lanes` joining the lanes.
+// RunsHeight, or GroupRunSums32's where it is larger: 2^29 for its
+// float32 additions (u E), then one float64 addition a part, one for the
+// tail's, the halves' join and at most `lanes` joining the lanes.
 int64_t Sums32Height(size_t n) {
   const hn::ScalableTag<float> df;
   const auto lf = static_cast<int64_t>(hn::Lanes(df));
   const auto adds = static_cast<int64_t>(kSums32Adds);
-  return std::max(
-      RunsHeight(n),
-      (adds << 29) + static_cast<int64_t>(n) / (adds * lf) + 2 + lf);
+  return std::max(RunsHeight(n), (int64_t{1} << 29) +
+                                     static_cast<int64_t>(n) / (adds * lf) +
+                                     2 + lf);
 }
 #endif
 

@@ -110,18 +110,20 @@ Terms LostRuns(lrelu_dtype_t dtype) { return WrongSide(dtype, 46, 2000); }
 
 // A sum that float32 additions (bfloat16's runs summed in float32) round
 // to the wrong side of a midpoint: 32 terms 2^-5 first (a vector's worth
-// of values or more, so every lane's partial sum is at least 2^-4 on any
-// target, whichever lanes the values go to), then 32 terms 2^-30 in the
-// same part of the run, each below half an ulp of that partial and lost
-// against it, then 2^-p and -2^-26. Exactly 1 + 2^-p + 2^-26, above the
-// midpoint (rounds up); in float32 1 + 2^-p - 2^-26, below it. float64
-// keeps every term.
+// of values or more, so every lane's partial sum is 2^-4 or more on any
+// target, whichever lanes the values go to), then 96 terms 1.5 2^-29 in
+// the same part of the run, each below half an ulp of that partial and
+// lost against it, then 2^-p and -2^-22. Exactly 1 + 2^-p + 2^-25, above
+// the midpoint (rounds up); in float32 1 + 2^-p - 2^-22, below it. What
+// is lost (2^-21.8) exceeds u A (2^-24 of the terms' magnitudes, ~1): only
+// a bound on the float32 additions' results (u E) holds it. float64 keeps
+// every term.
 Terms LostInFloat32(lrelu_dtype_t dtype) {
   Terms t;
   for (int i = 0; i < 32; ++i) AddPow2(dtype, &t, -5, 1);
-  for (int i = 0; i < 32; ++i) AddPow2(dtype, &t, -30, 1);
+  for (int i = 0; i < 96; ++i) t.Add(dtype, -0x1.8p-15, -0x1p-14);
   AddPow2(dtype, &t, -Precision(dtype), 1);
-  AddPow2(dtype, &t, -26, -1);
+  AddPow2(dtype, &t, -22, -1);
   return t;
 }
 

@@ -244,6 +244,68 @@ cpu::BoundedRunsKernel BFloat16Runs32Of(const PreluPlan& p) {
              ? BoundedFor(p).bfloat16_runs32
              : nullptr;
 }
+// p's rows kernel for bfloat16 summed in float32, for NHWC tensors of at
+// most kRowsOneRun rows; NULL otherwise. What it leaves undecided (a share
+// that grows as the square root of the rows: ~0.5-1 % of normally
+// distributed channels at 128-256 rows, ~3 % at 1024) is summed again
+// per channel from a strided gather (BoundedChannel), ~10x a term's cost in
+// the rows kernel: with more rows that took what the kernel saved (~30 %;
+// 64 channels, 1024 rows, Xeon: 1.07x the float64 rows' time). At least
+// 64 channels: fewer would be mostly the kernel's last channels (float64
+// sums, with the float32 sums' height: more of them undecided, 1.13x the
+// time at 16 channels).
+cpu::BoundedRowsKernel BFloat16Rows32Of(const PreluPlan& p) {
+  const int64_t channels = p.x.shape[p.x.shape.size() - 1];
+  return cpu::BoundedIndex(p.dtype, p.dalpha.dtype) == 2 && channels >= 64 &&
+                 p.x.n / channels <= cpu::kRowsOneRun
+             ? BoundedFor(p).bfloat16_rows32
+             : nullptr;
+}
+
+// n elements of `elem` bytes, `step` bytes apart, copied to `out`.
+void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
+  if (elem == 4) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 4 * i, p + i * step, 4);
+  } else {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 2 * i, p + i * step, 2);
+  }
+}
+
+// Channel c's dalpha (NHWC) as a bounded float64 sum on its own: its
+// column gathered, kBoundedRun elements at a time, through the run kernel.
+// For the channels that the float32 sums (bfloat16_rows32) leave
+// undecided: nearly all of them are decided here, at a fraction of
+// ExactChannel's cost. False where the bound does not decide.
+bool BoundedChannel(const PreluPlan& p, int64_t c, const reference::Format& fa,
+                    uint64_t* bits) {
+  cpu::DefaultFloatEnv env;
+  const cpu::BoundedRunKernel run = BoundedKernelsOf(p).first;
+  const size_t rank = p.x.shape.size();
+  const size_t elem = lrelu_dtype_size(p.dtype);
+  const auto e = static_cast<int64_t>(elem);
+  const Dims dims = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
+  const size_t last = dims.extent.size() - 1;
+  const int64_t xs = dims.xs[last] * e, dys = dims.dys[last] * e;
+  std::vector<int64_t> idx(last, 0);
+  int64_t outer = 1;
+  for (size_t k = 0; k < last; ++k) outer *= dims.extent[k];
+  int64_t xo = c * p.x.strides[rank - 1], dyo = c * p.dy.strides[rank - 1];
+  alignas(64) char xb[cpu::kBoundedRun * 4], dyb[cpu::kBoundedRun * 4];
+  cpu::BoundedSum sum;
+  for (int64_t o = 0; o < outer; ++o) {
+    const char* xr = p.x.data + xo * e;
+    const char* dyr = p.dy.data + dyo * e;
+    for (int64_t i = 0; i < dims.extent[last]; i += cpu::kBoundedRun) {
+      const int64_t n = std::min(cpu::kBoundedRun, dims.extent[last] - i);
+      Gather(xr + i * xs, xs, e, n, xb);
+      Gather(dyr + i * dys, dys, e, n, dyb);
+      run(xb, dyb, static_cast<size_t>(n), &sum);
+    }
+    Advance(dims, last, 1, &idx, &xo, &dyo);
+  }
+  return cpu::RoundIfCertain(sum, fa, bits);
+}
+
 // p's pair kernel for many contiguous runs a call (float64 dalpha); NULL
 // where there is none.
 cpu::PairRunsKernel PairRunsOf(const PreluPlan& p) {
@@ -551,15 +613,6 @@ void SumRows(const RowSumJob& job, size_t task) {
 // is small enough to stay in cache while its channels are read.
 constexpr int64_t kSegment = 256;
 
-// n elements of `elem` bytes, `step` bytes apart, copied to `out`.
-void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
-  if (elem == 4) {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 4 * i, p + i * step, 4);
-  } else {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(out + 2 * i, p + i * step, 2);
-  }
-}
-
 void SumRowSegments(const RowSumJob& job, size_t task) {
   const PreluPlan& p = *job.p;
   const auto [begin, end, rank, channels, sums] = TaskOf(job, task);
@@ -605,7 +658,13 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   std::vector<double> block(bounded ? slots * count : 0);
   cpu::BoundedSum* totals = bounded ? job.bounded + task * count : nullptr;
   cpu::BoundedRowsKernel bounded_rows = nullptr;
-  if (bounded) bounded_rows = BoundedKernelsOf(p).second;
+  int64_t (*height)(int64_t) = &cpu::RowsHeight;
+  if (bounded) {
+    // bfloat16 sums in float32 where the target has them.
+    const cpu::BoundedRowsKernel rows32 = BFloat16Rows32Of(p);
+    bounded_rows = rows32 != nullptr ? rows32 : BoundedKernelsOf(p).second;
+    if (rows32 != nullptr) height = &cpu::Rows32Height;
+  }
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
@@ -618,7 +677,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
                      dyr + done * dys[last] * e, dys[last] * e, n, channels,
                      block.data());
-        cpu::AddRowsBlock(block.data(), count, pair, n, totals);
+        cpu::AddRowsBlock(block.data(), count, pair, height(n), totals);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
@@ -746,9 +805,15 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     }
     // A few undecided channels (a sum on a tie, as float32-valued float64
     // data often gives) are summed exactly on their own, others with
-    // the exact pass over every channel.
+    // the exact pass over every channel; bfloat16's float32 sums leave
+    // some more, which a float64 bounded sum first decides.
     if (undecided.size() <= alone) {
-      for (int64_t c : undecided) out[c] = ExactChannel(p, c, fa);
+      const bool rows32 = BFloat16Rows32Of(p) != nullptr;
+      for (int64_t c : undecided) {
+        if (!rows32 || !BoundedChannel(p, c, fa, &out[c])) {
+          out[c] = ExactChannel(p, c, fa);
+        }
+      }
       return;
     }
     skip.store(kSkipAfterMiss, std::memory_order_relaxed);

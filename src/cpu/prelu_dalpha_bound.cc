@@ -582,22 +582,33 @@ void GroupRunLanes(const typename In::T* const* x,
 // bfloat16 runs summed in float32 (BoundedTable's bfloat16_runs32): the
 // products are exact in float32 where |t| >= 2^-134 (CertainMagnitude),
 // so the terms need no widening. The bound is a running one: an addition
-// whose rounded result is r errs by at most u |r| (u = 2^-24; a subnormal
-// r is exact), so the kernels sum |r| after every float32 addition, E, in
-// place of the terms' magnitudes: the float32 sum is within u E of the
-// exact one. A float32 partial sum moves into float64 lanes (exactly)
-// after kSums32Adds additions a lane, which keeps each r (a random walk of
-// at most kSums32Adds terms) and so E small: E is ~0.3x kSums32Adds A for
-// normally distributed terms, where A is what a fixed height needs. The
-// float64 additions of those partial sums (each some |r|, so at most E in
-// all) err by gamma_b E: the float64 bound's abs = E and height 2^29 + b
-// hold both (Sums32Height). float16 took the same time as its float64
-// sums (A/B, Xeon): its conversions bound it, and its interval, 8x
-// narrower than bfloat16's, leaves more sums undecided.
+// whose rounded result r lies in [2^k, 2^(k+1)) errs by at most half its
+// ulp, u 2^k (u = 2^-24; a zero or subnormal r is exact), so the kernels
+// sum 2^k (Binade) after every float32 addition, E, in place of the terms'
+// magnitudes: the float32 sum is within u E of the exact one. A float32
+// partial sum moves into float64 lanes (exactly) after kSums32Adds
+// additions a lane, which keeps each r (a random walk of at most
+// kSums32Adds terms) and so E small: E is ~0.2x kSums32Adds A for normally
+// distributed terms, where A is what a fixed height needs. The float64
+// additions of those partial sums (each below 2 2^k of its last r, so 2 E
+// in all) err by at most 2 gamma_b E: the float64 bound's abs = E and
+// height 2^29 + 2 b hold both (Sums32Height; RoundIfCertain's margin,
+// ~2^29 u E here, takes the rest). float16 took the same time as its
+// float64 sums (A/B, Xeon): its conversions bound it, and its interval,
+// 8x narrower than bfloat16's, leaves more sums undecided.
 constexpr size_t kSums32Adds = 32;
 
+// The power of two at or below |r| (r's exponent bits alone; 0 for a zero
+// or subnormal r, inf for an inf or NaN): the rounding of an addition
+// whose result is r erred by at most u times it.
+template <class DF>
+HWY_INLINE hn::Vec<DF> Binade(DF df, hn::Vec<DF> r) {
+  const hn::RebindToUnsigned<DF> du;
+  return hn::BitCast(df, hn::And(hn::BitCast(du, r), hn::Set(du, 0x7f800000u)));
+}
+
 // Adds the terms of the 2 Lanes(du) bfloat16 values at x and dy (read as
-// 32-bit words) to *s and the magnitude of each addition's result to *e,
+// 32-bit words) to *s and the binade of each addition's result to *e,
 // two additions a lane: a word's low value is a float32 once shifted up,
 // its high one once the low half is cleared (as BFloat16PairProducts), and
 // a sum takes the terms in any order. 14 operations per 32 terms, against
@@ -619,7 +630,7 @@ HWY_INLINE void AddWordTerms(DU du, const uint16_t* x, const uint16_t* dy,
               hn::BitCast(df, hn::And(dyw, high)));
   const auto s1 = hn::Add(*s, te);
   *s = hn::Add(s1, to);
-  *e = hn::Add(hn::Add(*e, hn::Abs(s1)), hn::Abs(*s));
+  *e = hn::Add(hn::Add(*e, Binade(df, s1)), Binade(df, *s));
 }
 
 // kGroup runs of bfloat16 terms summed in float32: sums[g] and their E as
@@ -662,7 +673,7 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
       if (i < stop) {  // zero-padded: a zero x makes a zero term
         for (size_t g = 0; g < kGroup; ++g) {
           alignas(64) uint16_t xt[HWY_MAX_BYTES / 2] = {},
-                               dyt[HWY_MAX_BYTES / 2] = {};
+                                                  dyt[HWY_MAX_BYTES / 2] = {};
           std::memcpy(xt, x[g] + i, (stop - i) * sizeof(uint16_t));
           std::memcpy(dyt, dy[g] + i, (stop - i) * sizeof(uint16_t));
           AddWordTerms(du, xt, dyt, &s[g], &m[g]);
@@ -689,6 +700,145 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
     }
     sums[g] = hn::GetLane(hn::SumOfLanes(d, hn::Add(lo[g], hi[g])));
     abs[g] = mag[g];
+  }
+}
+
+// bfloat16 rows summed in float32 (BoundedTable's bfloat16_rows32), each
+// channel with GroupRunSums32's running bound: sums[c] and E into
+// sums[channels + c], up to kChunk channels a pass. A word's two values
+// are two channels side by side, so each vector of words has accumulators
+// for its even channels and for its odd ones (in lane order), put back in
+// channel order at the end of the pass. The last channels (fewer than a
+// vector of words) take BoundedRowsLanes (float64 sums of exact terms,
+// whose magnitudes stand for their E; one addition a row at most, within
+// Rows32Height). A pass whose E
+// leaves the bound's range (CertainMagnitude's) runs again in float64
+// (AddRows).
+template <int kRows, class DU>
+HWY_INLINE void RowsWordsOf(DU du, const char* x, int64_t x_row, const char* dy,
+                            int64_t dy_row, int64_t vectors, float* s,
+                            float* e) {
+  const hn::Repartition<float, DU> df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto high = hn::Set(du, 0xffff0000u);
+  for (int64_t v = 0; v < vectors; ++v) {
+    float* sv = s + 2 * v * lanes;
+    float* ev = e + 2 * v * lanes;
+    auto se = hn::Load(df, sv), so = hn::Load(df, sv + lanes);
+    auto ee = hn::Load(df, ev), eo = hn::Load(df, ev + lanes);
+    for (int k = 0; k < kRows; ++k) {
+      const auto* xw =
+          reinterpret_cast<const uint32_t*>(x + k * x_row) + v * lanes;
+      const auto* dyw =
+          reinterpret_cast<const uint32_t*>(dy + k * dy_row) + v * lanes;
+      const auto xv = hn::LoadU(du, xw), dyv = hn::LoadU(du, dyw);
+      se = hn::Add(se, hn::Mul(hn::Min(hn::BitCast(df, hn::ShiftLeft<16>(xv)),
+                                       hn::Zero(df)),
+                               hn::BitCast(df, hn::ShiftLeft<16>(dyv))));
+      ee = hn::Add(ee, Binade(df, se));
+      so = hn::Add(
+          so, hn::Mul(hn::Min(hn::BitCast(df, hn::And(xv, high)), hn::Zero(df)),
+                      hn::BitCast(df, hn::And(dyv, high))));
+      eo = hn::Add(eo, Binade(df, so));
+    }
+    hn::Store(se, df, sv);
+    hn::Store(so, df, sv + lanes);
+    hn::Store(ee, df, ev);
+    hn::Store(eo, df, ev + lanes);
+  }
+}
+
+void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
+                       int64_t dy_row, int64_t rows, int64_t channels,
+                       double* sums) {
+  const hn::ScalableTag<double> d;
+  const hn::Repartition<float, decltype(d)> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::Half<decltype(df)> dh;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t step = 2 * lanes;  // channels a vector of words
+  constexpr int64_t kChunk = 512;
+  constexpr auto kAdds = static_cast<int64_t>(kSums32Adds);
+  const bool wide = WideRows(channels * 2);
+  alignas(64) float s[kChunk], e[kChunk];
+  alignas(64) double part[kChunk], mag[kChunk];
+  for (int64_t c0 = 0; c0 < channels; c0 += kChunk) {
+    const int64_t count = std::min(kChunk, channels - c0);
+    const int64_t vectors = count / step;
+    const int64_t in_vectors = vectors * step;
+    const char* xc = x + 2 * c0;
+    const char* dyc = dy + 2 * c0;
+    std::fill(part, part + in_vectors, 0.0);
+    std::fill(mag, mag + in_vectors, 0.0);
+    for (int64_t r0 = 0; r0 < rows; r0 += kAdds) {
+      const int64_t r1 = std::min(rows, r0 + kAdds);
+      std::fill(s, s + in_vectors, 0.0f);
+      std::fill(e, e + in_vectors, 0.0f);
+      int64_t r = r0;
+      if (!wide) {
+        for (; r + 4 <= r1; r += 4) {
+          RowsWordsOf<4>(du, xc + r * x_row, x_row, dyc + r * dy_row, dy_row,
+                         vectors, s, e);
+        }
+      }
+      for (; r < r1; ++r) {
+        RowsWordsOf<1>(du, xc + r * x_row, x_row, dyc + r * dy_row, dy_row,
+                       vectors, s, e);
+      }
+      // The part's sums and E into float64 (exactly).
+      for (int64_t k = 0; k < in_vectors; k += lanes) {
+        const auto sv = hn::Load(df, s + k), ev = hn::Load(df, e + k);
+        double* pk = part + k;
+        double* mk = mag + k;
+        const int64_t h = lanes / 2;
+        hn::Store(
+            hn::Add(hn::Load(d, pk), hn::PromoteTo(d, hn::LowerHalf(dh, sv))),
+            d, pk);
+        hn::Store(hn::Add(hn::Load(d, pk + h),
+                          hn::PromoteTo(d, hn::UpperHalf(dh, sv))),
+                  d, pk + h);
+        hn::Store(
+            hn::Add(hn::Load(d, mk), hn::PromoteTo(d, hn::LowerHalf(dh, ev))),
+            d, mk);
+        hn::Store(hn::Add(hn::Load(d, mk + h),
+                          hn::PromoteTo(d, hn::UpperHalf(dh, ev))),
+                  d, mk + h);
+      }
+    }
+    bool certain = true;
+    for (int64_t k = 0; k < in_vectors; ++k) {
+      certain = certain && mag[k] >= 0x1p-60 && mag[k] <= 0x1p127;
+    }
+    if (!certain) {
+      AddRows<Load16<false>>(xc, x_row, dyc, dy_row, rows, count, wide,
+                             sums + c0, sums + channels + c0);
+      continue;
+    }
+    // Back in channel order: lane j of vector v's even accumulators is
+    // channel v step + 2 j, of its odd ones v step + 2 j + 1.
+    for (int64_t v = 0; v < vectors; ++v) {
+      for (int64_t j = 0; j < lanes; ++j) {
+        for (int64_t odd = 0; odd < 2; ++odd) {
+          const int64_t from = v * step + odd * lanes + j;
+          const int64_t to = c0 + v * step + 2 * j + odd;
+          sums[to] += part[from];
+          sums[channels + to] += mag[from];
+        }
+      }
+    }
+    // The last channels: BoundedRowsLanes's float32 products widened to
+    // float64 sums, into its own block (sums, then magnitudes).
+    const int64_t tail = count - in_vectors;
+    if (tail > 0) {
+      double block[2 * 64] = {};
+      BoundedRowsLanes<From16<false>>(xc + 2 * in_vectors, x_row,
+                                      dyc + 2 * in_vectors, dy_row, rows, tail,
+                                      block);
+      for (int64_t c = 0; c < tail; ++c) {
+        sums[c0 + in_vectors + c] += block[c];
+        sums[channels + c0 + in_vectors + c] += block[tail + c];
+      }
+    }
   }
 }
 #endif
@@ -733,15 +883,16 @@ HWY_INLINE void ForGroups(const void* xp, const void* dyp,
 
 #if HWY_TARGET != HWY_SCALAR
 // RunsHeight, or GroupRunSums32's where it is larger: 2^29 for its
-// float32 additions (u E), then one float64 addition a part, one for the
-// tail's, the halves' join and at most `lanes` joining the lanes.
+// float32 additions (u E), then twice the float64 additions (one a part,
+// one for the tail's, the halves' join and at most `lanes` joining the
+// lanes; twice, as the partial sums reach 2 E).
 int64_t Sums32Height(size_t n) {
   const hn::ScalableTag<float> df;
   const auto lf = static_cast<int64_t>(hn::Lanes(df));
   const auto adds = static_cast<int64_t>(kSums32Adds);
-  return std::max(RunsHeight(n), (int64_t{1} << 29) +
-                                     static_cast<int64_t>(n) / (adds * lf) +
-                                     2 + lf);
+  return std::max(RunsHeight(n),
+                  (int64_t{1} << 29) +
+                      2 * (static_cast<int64_t>(n) / (adds * lf) + 2 + lf));
 }
 #endif
 
@@ -958,6 +1109,7 @@ void FillBoundedTable(BoundedTable* table) {
   table->runs[2] = &BoundedRuns<uint16_t, &GroupRun<Load16<false>>,
                                 &BoundedRun<Load16<false>>>;
   table->bfloat16_runs32 = nullptr;
+  table->bfloat16_rows32 = nullptr;
 #else
   table->runs[1] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<true>>,
                                 &BoundedRunLanes<From16<true>>>;
@@ -966,6 +1118,7 @@ void FillBoundedTable(BoundedTable* table) {
   table->bfloat16_runs32 =
       &BoundedRuns<uint16_t, &GroupRunSums32, &BoundedRunLanes<From16<false>>,
                    &Sums32Height>;
+  table->bfloat16_rows32 = &BoundedRowsSums32;
 #endif
   table->round_sums = &RoundSums;
   table->pair_runs[0] =

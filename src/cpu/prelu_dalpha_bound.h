@@ -149,6 +149,12 @@ inline int64_t RowsPerRun(int64_t row_bytes, int64_t task_rows) {
 // float32's narrow rows take one addition a row too (kNarrowWiden in
 // prelu_dalpha_bound.cc).
 inline int64_t RowsHeight(int64_t rows) { return rows + 5; }
+// The height of bfloat16_rows32's sums over `rows` rows: 2^29 for the
+// float32 additions (their E), and twice RowsHeight for the float64 ones
+// (of partial sums up to 2 E) and the last channels' float64 terms.
+inline int64_t Rows32Height(int64_t rows) {
+  return (int64_t{1} << 29) + 2 * RowsHeight(rows);
+}
 
 // The kernels, [BoundedIndex]: 0-2, float64 sums of float32, float16 and
 // bfloat16 x for a dalpha of x's dtype; 3-6, the pair kernels
@@ -166,6 +172,10 @@ struct BoundedTable {
   // run[2] before the exact paths; 0.76-0.84x the time in cache. NULL on
   // targets without float32 vectors.
   BoundedRunsKernel bfloat16_runs32;
+  // bfloat16's rows (rows[2]) summed in float32 the same way, each
+  // channel's E in place of its magnitude (Rows32Height); NULL as
+  // bfloat16_runs32.
+  BoundedRowsKernel bfloat16_rows32;
   RoundSumsKernel round_sums;   // the sums of kernels 0-2
   PairRunsKernel pair_runs[4];  // kernels 3-6; NULL as run[k]
 };
@@ -179,11 +189,11 @@ inline int BoundedIndex(lrelu_dtype_t x, lrelu_dtype_t dalpha) {
 }
 
 // Adds a rows kernel's `block` (its `sums` for `count` channels, filled
-// from zero over `rows` rows) to totals[c] as one run each, and clears it;
+// from zero, whose terms passed through at most `height` additions:
+// RowsHeight or Rows32Height) to totals[c] as one run each, and clears it;
 // pair: a pair kernel's.
-inline void AddRowsBlock(double* block, size_t count, bool pair, int64_t rows,
-                         BoundedSum* totals) {
-  const int64_t height = RowsHeight(rows);
+inline void AddRowsBlock(double* block, size_t count, bool pair,
+                         int64_t height, BoundedSum* totals) {
   for (size_t c = 0; c < count; ++c) {
     if (pair) {
       totals[c].AddPair(block[c], block[count + c], block[2 * count + c],

@@ -127,6 +127,23 @@ Terms LostInFloat32(lrelu_dtype_t dtype) {
   return t;
 }
 
+// LostInFloat32 for a rows kernel, where a channel's terms take one lane
+// in row order and the float32 sums move to float64 every 32 rows: each
+// 32 rows start with 2^-2, then 31 terms of 1.5 2^-27, each below half an
+// ulp of 2^-2 and lost against it; four such parts, then 2^-p and -2^-20.
+// Exactly 1 + 2^-p + 58 2^-27, above the midpoint (rounds up); in float32
+// 1 + 2^-p - 2^-20, below it; what is lost (2^-19.5) exceeds u A.
+Terms RowsLostInFloat32(lrelu_dtype_t dtype) {
+  Terms t;
+  for (int part = 0; part < 4; ++part) {
+    AddPow2(dtype, &t, -2, 1);
+    for (int i = 0; i < 31; ++i) t.Add(dtype, -0x1.8p-14, -0x1p-13);
+  }
+  AddPow2(dtype, &t, -Precision(dtype), 1);
+  AddPow2(dtype, &t, -20, -1);
+  return t;
+}
+
 // Large terms that cancel around a small sum that lands on a midpoint.
 Terms Cancelled(lrelu_dtype_t dtype) {
   Terms t = Midpoint(dtype);
@@ -246,10 +263,11 @@ TEST(DalphaBound, RunDecidesOnlyTheCorrectlyRoundedSum) {
 
 // The rows kernel: channel c of each row is the c-th term of channel c's
 // Terms (all of them `rows` long).
+// rows32: bfloat16's rows summed in float32 (bfloat16_rows32).
 std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
                                  const std::vector<Terms>& channels,
                                  size_t rows, std::vector<bool>* decided,
-                                 bool pair = false) {
+                                 bool pair = false, bool rows32 = false) {
   const size_t count = channels.size();
   std::vector<uint64_t> xb(rows * count), dyb(rows * count);
   for (size_t r = 0; r < rows; ++r) {
@@ -263,9 +281,11 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
   const auto row_bytes = static_cast<int64_t>(count * lrelu_dtype_size(dtype));
   std::vector<cpu::BoundedSum> sums(count);
   std::vector<double> block((pair ? 3 : 2) * count);
+  const cpu::BoundedTable& table = cpu::BoundedFor(target);
   const cpu::BoundedRowsKernel kernel =
-      cpu::BoundedFor(target)
-          .rows[cpu::BoundedIndex(dtype, pair ? LRELU_DTYPE_FLOAT64 : dtype)];
+      rows32 ? table.bfloat16_rows32
+             : table.rows[cpu::BoundedIndex(
+                   dtype, pair ? LRELU_DTYPE_FLOAT64 : dtype)];
   const int64_t per_run =
       cpu::RowsPerRun(row_bytes, static_cast<int64_t>(rows));
   for (int64_t r = 0; r < static_cast<int64_t>(rows); r += per_run) {
@@ -273,7 +293,9 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
     kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
            reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes,
            n, static_cast<int64_t>(count), block.data());
-    cpu::AddRowsBlock(block.data(), count, pair, n, sums.data());
+    cpu::AddRowsBlock(block.data(), count, pair,
+                      rows32 ? cpu::Rows32Height(n) : cpu::RowsHeight(n),
+                      sums.data());
   }
   std::vector<uint64_t> out(count);
   decided->assign(count, false);
@@ -309,55 +331,72 @@ TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
   std::mt19937_64 rng(6);
   for (const cpu::Target& target : cpu::RunnableTargets()) {
     for (lrelu_dtype_t dtype : kDTypes) {
-      // Narrow and wide rows (WideRows), whole vectors and a ragged tail,
-      // more channels than float16's rows kernel takes a pass;
-      // an odd number of rows (the four-row steps leave three).
-      for (size_t count : {16, 19, 64, 520, 1100}) {
-        for (size_t rows : {1, 39, 300}) {
-          const std::string what = Name(target.bit, dtype) + " channels " +
-                                   std::to_string(count) + " rows " +
-                                   std::to_string(rows);
-          std::vector<Terms> channels;
-          for (size_t c = 0; c < count; ++c) {
-            channels.push_back(Normal(dtype, rows, rng));
-          }
-          // Three channels on (or next to) a midpoint, padded with zero
-          // terms (x = +0) to `rows`.
-          std::vector<Terms> edge = {Midpoint(dtype), LostTail(dtype),
-                                     Cancelled(dtype)};
-          for (size_t k = 0; k < edge.size(); ++k) {
-            edge[k].x.resize(std::max(rows, edge[k].x.size()), 0);
-            edge[k].dy.resize(edge[k].x.size(), 0);
-            if (edge[k].x.size() > rows) continue;  // too long for 1 row
-            channels[(k * 7 + 2) % count] = edge[k];
-          }
-          std::vector<bool> decided;
-          const std::vector<uint64_t> got =
-              RowsDecide(target.bit, dtype, channels, rows, &decided);
-          size_t ordinary = 0, ordinary_decided = 0;
-          for (size_t c = 0; c < count; ++c) {
-            const uint64_t want =
-                ExactDalpha(dtype, channels[c].x, channels[c].dy, dtype);
-            bool edge_channel = false;
+      // bfloat16 also summed in float32 (bfloat16_rows32, where present).
+      for (bool rows32 : {false, true}) {
+        if (rows32 &&
+            (dtype != LRELU_DTYPE_BFLOAT16 ||
+             cpu::BoundedFor(target.bit).bfloat16_rows32 == nullptr)) {
+          continue;
+        }
+        // Narrow and wide rows (WideRows), whole vectors and a ragged tail,
+        // more channels than float16's rows kernel takes a pass;
+        // an odd number of rows (the four-row steps leave three).
+        for (size_t count : {16, 19, 64, 520, 1100}) {
+          for (size_t rows : {1, 39, 300}) {
+            const std::string what = Name(target.bit, dtype) +
+                                     (rows32 ? " (float32 sums)" : "") +
+                                     " channels " + std::to_string(count) +
+                                     " rows " + std::to_string(rows);
+            std::vector<Terms> channels;
+            for (size_t c = 0; c < count; ++c) {
+              channels.push_back(Normal(dtype, rows, rng));
+            }
+            // Four channels on (or next to) a midpoint, padded with zero
+            // terms (x = +0) to `rows`.
+            std::vector<Terms> edge = {Midpoint(dtype), LostTail(dtype),
+                                       Cancelled(dtype),
+                                       RowsLostInFloat32(dtype)};
             for (size_t k = 0; k < edge.size(); ++k) {
-              edge_channel = edge_channel || (edge[k].x.size() <= rows &&
-                                              c == (k * 7 + 2) % count);
+              edge[k].x.resize(std::max(rows, edge[k].x.size()), 0);
+              edge[k].dy.resize(edge[k].x.size(), 0);
+              if (edge[k].x.size() > rows) continue;  // too long for 1 row
+              channels[(k * 7 + 2) % count] = edge[k];
             }
-            if (!edge_channel) {
-              ++ordinary;
-              ordinary_decided += decided[c] ? 1 : 0;
+            std::vector<bool> decided;
+            const std::vector<uint64_t> got = RowsDecide(
+                target.bit, dtype, channels, rows, &decided, false, rows32);
+            size_t ordinary = 0, ordinary_decided = 0;
+            for (size_t c = 0; c < count; ++c) {
+              const uint64_t want =
+                  ExactDalpha(dtype, channels[c].x, channels[c].dy, dtype);
+              bool edge_channel = false;
+              for (size_t k = 0; k < edge.size(); ++k) {
+                edge_channel = edge_channel || (edge[k].x.size() <= rows &&
+                                                c == (k * 7 + 2) % count);
+              }
+              if (!edge_channel) {
+                ++ordinary;
+                ordinary_decided += decided[c] ? 1 : 0;
+              }
+              if (decided[c]) {
+                ASSERT_EQ(Hex(got[c], 4), Hex(want, 4))
+                    << what << " channel " << c;
+              }
             }
-            if (decided[c]) {
-              ASSERT_EQ(Hex(got[c], 4), Hex(want, 4))
-                  << what << " channel " << c;
+            // Short sums can sit on a midpoint exactly (see above), and a
+            // sum near zero (cancellation) has a tiny ulp: most are decided,
+            // long ones nearly all (float32 sums: ~1-2 % left at 300 rows).
+            EXPECT_GE(ordinary_decided * 10, ordinary * 9) << what;
+            if (rows == 300 && !rows32) {
+              EXPECT_GE(ordinary_decided * 100, ordinary * 99) << what;
             }
-          }
-          // Short sums can sit on a midpoint exactly (see above), and a
-          // sum near zero (cancellation) has a tiny ulp: most are decided,
-          // long ones nearly all.
-          EXPECT_GE(ordinary_decided * 10, ordinary * 9) << what;
-          if (rows == 300) {
-            EXPECT_GE(ordinary_decided * 100, ordinary * 99) << what;
+            // Float32 sums fall below RowsLostInFloat32's midpoint; only a
+            // bound that counts their additions keeps it undecided (64
+            // channels or more: a whole vector of words on every target;
+            // the last ones take float64 sums, which decide it).
+            if (rows32 && rows >= edge[3].x.size() && count >= 64) {
+              EXPECT_FALSE(decided[(3 * 7 + 2) % count]) << what;
+            }
           }
         }
       }
@@ -929,6 +968,68 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
                   << o.cpu_target << " threads " << threads << " channel " << c;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// bfloat16 NHWC through the public call where its rows are summed in
+// float32 (64 channels or more, at most 256 rows): every target and 1, 2,
+// 3, 7 threads give the oracle's bits, with channels that the float32 sums
+// leave undecided and a float64 bounded sum decides (RowsLostInFloat32,
+// and ordinary ones), and channels on a midpoint (the exact path).
+TEST(DalphaBound, PublicCallFloat32Rows) {
+  std::mt19937_64 rng(13);
+  const lrelu_dtype_t dtype = LRELU_DTYPE_BFLOAT16;
+  for (size_t channels : {64, 200}) {
+    const size_t rows = 200;
+    std::vector<Terms> terms;
+    for (size_t c = 0; c < channels; ++c) {
+      terms.push_back(Normal(dtype, rows, rng));
+    }
+    const Terms edge[] = {RowsLostInFloat32(dtype), Midpoint(dtype),
+                          RowsLostInFloat32(dtype), Cancelled(dtype)};
+    const size_t at[] = {5, 17, channels - 1, 40};
+    for (size_t k = 0; k < 4; ++k) {
+      Terms t = edge[k];
+      t.x.resize(rows, 0);
+      t.dy.resize(rows, 0);
+      terms[at[k]] = t;
+    }
+    std::vector<uint64_t> xb(rows * channels), dyb(xb.size());
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t c = 0; c < channels; ++c) {
+        xb[r * channels + c] = terms[c].x[r];
+        dyb[r * channels + c] = terms[c].dy[r];
+      }
+    }
+    std::vector<unsigned char> x = StoredBits(dtype, xb),
+                               dy = StoredBits(dtype, dyb);
+    std::vector<unsigned char> alpha(channels * 2);
+    const std::vector<int64_t> xshape = {static_cast<int64_t>(rows),
+                                         static_cast<int64_t>(channels)};
+    const std::vector<int64_t> ashape = {static_cast<int64_t>(channels)};
+    const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
+    const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
+    const lrelu_tensor_t ta{alpha.data(), dtype, 1, ashape.data(), nullptr};
+    for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+      for (size_t threads : {1, 2, 3, 7}) {
+        std::vector<unsigned char> dalpha(alpha.size());
+        const lrelu_tensor_t tda{dalpha.data(), dtype, 1, ashape.data(),
+                                 nullptr};
+        lrelu_options_t o;
+        lrelu_options_init(&o);
+        o.cpu_target = lrelu_cpu_target_name(t);
+        o.threads = threads;
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
+                  LRELU_STATUS_OK)
+            << lrelu_last_error();
+        for (size_t c = 0; c < channels; ++c) {
+          ASSERT_EQ(Hex(reference::LoadBits(dtype, dalpha.data(), c), 4),
+                    Hex(ExactDalpha(dtype, terms[c].x, terms[c].dy, dtype), 4))
+              << channels << " channels, " << o.cpu_target << " threads "
+              << threads << " channel " << c;
         }
       }
     }

@@ -167,10 +167,12 @@ struct BoundedTable {
   BoundedRowsKernel rows[7];
   BoundedRunsKernel runs[3];  // 0-2 (no pairs): many runs a call
   // bfloat16's runs (runs[2]) with the terms summed in float32: exact
-  // products, a wider bound (~2^-19 A) that leaves ~1-6 % of normally
-  // distributed sums undecided, which the caller sums again through
-  // run[2] before the exact paths; 0.76-0.84x the time in cache. NULL on
-  // targets without float32 vectors.
+  // products, a running bound (abs[k] is E, the binades of the float32
+  // additions' results: GroupRunSums32 in prelu_dalpha_bound.cc) ~2^-23
+  // E, which leaves ~0.5-3 % of normally distributed sums undecided; the
+  // caller sums those again through run[2] before the exact paths.
+  // 0.60-0.83x the time in cache. NULL on targets without float32
+  // vectors.
   BoundedRunsKernel bfloat16_runs32;
   // bfloat16's rows (rows[2]) summed in float32 the same way, each
   // channel's E in place of its magnitude (Rows32Height); NULL as

@@ -290,9 +290,11 @@ def webgpu_section():
       "entry_points": {"forward": "y from x and alpha: x at binding 0, "
                                   "alpha at binding 1, y at binding 2"},
       "params": ("binding 3, uniform: u32 n, u32 rank, u32 alpha_base, u32 "
-                 "unused, then 8 vec4<u32> dims (x: extent, y: alpha's "
-                 "stride in elements, 0 where alpha is broadcast; outermost "
-                 "first, neighbouring axes merged)"),
+                 "first (the flat index in the whole x of the bound x's "
+                 "element 0, a multiple of lanes: a tensor in chunks; 0 for "
+                 "one dispatch), then 8 vec4<u32> dims (x: extent, y: "
+                 "alpha's stride in elements, 0 where alpha is broadcast; "
+                 "outermost first, neighbouring axes merged)"),
       "dispatch": ("ceil(ceil(n / lanes) / workgroup_size) workgroups, in x "
                    "and y when that exceeds 65535"),
   }

@@ -112,7 +112,10 @@ export function renderPrelu(pkg, prelu, dtype, workgroupSize) {
 
 /**
  * Runs PReLU on the runner's device: x and alpha checked tensors (alpha of
- * x's dtype). Returns a new ArrayBuffer with y's bytes.
+ * x's dtype). Returns a new ArrayBuffer with y's bytes. x goes through in
+ * chunks of the runner's chunkBytes (the device's binding limit applies
+ * too): each dispatch binds its part of x and y and the whole alpha, and
+ * Params.first (the part's first element) keeps each element's alpha.
  */
 export async function runPrelu(runner, pkg, x, alpha) {
   if (alpha.dtype !== x.dtype) {
@@ -124,14 +127,17 @@ export async function runPrelu(runner, pkg, x, alpha) {
   if (x.count === 0) return result;
   const { device } = runner;
   const lanes = x.dtype === "float32" ? 1 : 2;
-  const words = Math.ceil(x.count / lanes);
-  const xBytes = words * 4;
   const aBytes = Math.max(4, Math.ceil(alpha.count * elementBytes / 4) * 4);
   const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
-  if (xBytes > limit || aBytes > limit || x.count >= 2 ** 32) {
-    fail("SHAPE_MISMATCH", `x or alpha is larger than this device binds at once (${limit} bytes); ` +
-         "PReLU does not split a call into chunks");
+  if (aBytes > limit || x.count >= 2 ** 32) {
+    fail("SHAPE_MISMATCH", `alpha is larger than this device binds at once (${limit} bytes), ` +
+         "or x has 2^32 elements or more; PReLU binds the whole alpha in every dispatch");
   }
+  // Elements a dispatch: runner.chunkBytes is a multiple of 16 (and below
+  // the binding limit), so a part starts on a word.
+  const chunk = runner.chunkBytes / elementBytes;
+  const chunkWords = Math.ceil(Math.min(chunk, x.count) / lanes);
+  const xBytes = chunkWords * 4;
   const key = `prelu/${x.dtype}`;
   if (!runner.pipelines.has(key)) {
     runner.pipelines.set(key, (async () => {
@@ -160,27 +166,35 @@ export async function runPrelu(runner, pkg, x, alpha) {
   const bp = device.createBuffer({ size: 16 + 16 * MAX_DIMS, usage: USAGE.UNIFORM | USAGE.COPY_DST });
   const staging = device.createBuffer({ size: xBytes, usage: USAGE.MAP_READ | USAGE.COPY_DST });
   try {
-    device.queue.writeBuffer(bx, 0, padded(x.bytes, xBytes));
     device.queue.writeBuffer(ba, 0, padded(alpha.bytes, aBytes));
     const params = new Uint32Array(4 + 4 * MAX_DIMS);
-    params[0] = x.count;
     params[1] = dims.length;
     dims.forEach(([extent, stride], d) => {
       params[4 + 4 * d] = extent;
       params[5 + 4 * d] = stride;
     });
-    device.queue.writeBuffer(bp, 0, params);
     const group = device.createBindGroup({
       layout: pipeline.getBindGroupLayout(0),
       entries: [bx, ba, by, bp].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
-    const encoder = device.createCommandEncoder();
-    encodePass(encoder, pipeline, group, Math.ceil(words / runner.workgroupSize), runner.maxGroups);
-    encoder.copyBufferToBuffer(by, 0, staging, 0, xBytes);
-    device.queue.submit([encoder.finish()]);
-    await staging.mapAsync(MAP_READ, 0, xBytes);
-    new Uint8Array(result).set(new Uint8Array(staging.getMappedRange(0, xBytes), 0, x.count * elementBytes));
-    staging.unmap();
+    for (let first = 0; first < x.count; first += chunk) {
+      const n = Math.min(chunk, x.count - first);
+      const words = Math.ceil(n / lanes);
+      const dataBytes = n * elementBytes;
+      const part = x.bytes.subarray(first * elementBytes, first * elementBytes + dataBytes);
+      device.queue.writeBuffer(bx, 0, dataBytes % 4 === 0 ? part : padded(part, words * 4));
+      params[0] = n;
+      params[3] = first;
+      device.queue.writeBuffer(bp, 0, params);
+      const encoder = device.createCommandEncoder();
+      encodePass(encoder, pipeline, group, Math.ceil(words / runner.workgroupSize), runner.maxGroups);
+      encoder.copyBufferToBuffer(by, 0, staging, 0, words * 4);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(MAP_READ, 0, words * 4);
+      new Uint8Array(result, first * elementBytes, dataBytes)
+          .set(new Uint8Array(staging.getMappedRange(0, words * 4), 0, dataBytes));
+      staging.unmap();
+    }
   } finally {
     for (const b of [bx, ba, by, bp, staging]) b.destroy();
   }

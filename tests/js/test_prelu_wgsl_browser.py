@@ -98,14 +98,18 @@ window.preluModule = async (spec) => {
   const m = await import("/js/src/index.js");
   if (!window.preluKernel) {
     window.preluKernel = await m.getKernel("ai.onnx.LeakyRelu", { version: 1, workgroupSize: 64 });
+    // 48-byte chunks: every tensor in many dispatches.
+    window.preluChunked = await m.getKernel("ai.onnx.LeakyRelu",
+                                            { version: 1, workgroupSize: 64, chunkBytes: 48 });
   }
+  const kernel = spec.chunked ? window.preluChunked : window.preluKernel;
   const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
   const tensor = (b64, shape) => spec.dtype === "float32"
       ? { data: new Float32Array(bytes(b64)), shape }
       : { data: new Uint16Array(bytes(b64)), shape, dtype: "float16" };
   try {
-    const { y } = await window.preluKernel.prelu({ x: tensor(spec.x, spec.xShape),
-                                                   alpha: tensor(spec.alpha, spec.alphaShape) });
+    const { y } = await kernel.prelu({ x: tensor(spec.x, spec.xShape),
+                                       alpha: tensor(spec.alpha, spec.alphaShape) });
     const out = new Uint8Array(y.data.buffer, y.data.byteOffset, y.data.byteLength);
     let text = "";
     for (let i = 0; i < out.length; i += 8192) {
@@ -215,11 +219,32 @@ def test_subnormal_products_and_large(page, dtype):
     check_case(page, dtype, (1, 4096, 64), (64,), rng)
 
 
-def module_prelu(page, dtype, x, x_shape, alpha, alpha_shape):
+def module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=False):
     spec = {"dtype": "float32" if dtype == base.FLOAT32 else "float16",
             "x": base64.b64encode(x.tobytes()).decode(), "xShape": list(x_shape),
-            "alpha": base64.b64encode(alpha.tobytes()).decode(), "alphaShape": list(alpha_shape)}
+            "alpha": base64.b64encode(alpha.tobytes()).decode(), "alphaShape": list(alpha_shape),
+            "chunked": chunked}
     return page.evaluate(f"preluModule({json.dumps(spec)})")
+
+
+@pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
+def test_js_package_prelu_chunks(page, dtype):
+    """kernel.prelu in 48-byte chunks (12 float32 or 24 float16 elements a
+    dispatch): parts that start inside a row, a plane or a broadcast
+    period, odd float16 counts, alpha broadcast over outer axes (its index
+    wraps inside a part): Params.first keeps every element's alpha."""
+    rng = np.random.default_rng(12)
+    cases = [((3, 5, 7), (5, 1)), ((2, 3, 4, 5), (3, 1, 1)), ((7, 9), (9,)),
+             ((5, 1, 13), (1, 13)), ((4, 6, 5), (4, 1, 5)), ((301,), (1,)), ((2, 2, 51), (2, 1, 51))]
+    for x_shape, alpha_shape in cases:
+        n = int(np.prod(x_shape))
+        x = base.random_bits(dtype, n, rng)
+        alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
+        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=True)
+        assert "y" in result, result
+        got = np.frombuffer(base64.b64decode(result["y"]), dtype=x.dtype)
+        full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1)
+        base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full.copy()), f"chunks {x_shape}")
 
 
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])

@@ -237,12 +237,11 @@ cpu::BoundedRunsKernel BoundedRunsOf(const PreluPlan& p) {
   const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
   return k < 0 || k > 2 ? nullptr : BoundedFor(p).runs[k];
 }
-// p's kernel for many contiguous bfloat16 runs a call summed in float32;
-// NULL where there is none.
-cpu::BoundedRunsKernel BFloat16Runs32Of(const PreluPlan& p) {
-  return cpu::BoundedIndex(p.dtype, p.dalpha.dtype) == 2
-             ? BoundedFor(p).bfloat16_runs32
-             : nullptr;
+// p's kernel for many contiguous float16 or bfloat16 runs a call summed
+// in float32; NULL where there is none.
+cpu::BoundedRunsKernel Runs32Of(const PreluPlan& p) {
+  const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
+  return k == 1 || k == 2 ? BoundedFor(p).runs32[k - 1] : nullptr;
 }
 // p's rows kernel for bfloat16 summed in float32, for NHWC tensors of at
 // most kRowsOneRun rows; NULL otherwise. What it leaves undecided (a share
@@ -397,10 +396,9 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // Contiguous runs of at most kBoundedRun elements (NCHW planes, with a
   // batch or without): many elements a kernel call, rounded after it.
   const bool short_runs = contiguous && inner <= cpu::kBoundedRun;
-  // bfloat16 runs summed in float32, what they leave undecided again in
+  // 16-bit runs summed in float32, what they leave undecided again in
   // float64 (bounded_sum) before the exact paths.
-  const cpu::BoundedRunsKernel runs32 =
-      short_runs ? BFloat16Runs32Of(p) : nullptr;
+  const cpu::BoundedRunsKernel runs32 = short_runs ? Runs32Of(p) : nullptr;
   const cpu::BoundedRunsKernel runs = runs32 != nullptr ? runs32
                                       : short_runs      ? BoundedRunsOf(p)
                                                         : nullptr;

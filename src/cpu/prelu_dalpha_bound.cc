@@ -579,24 +579,28 @@ void GroupRunLanes(const typename In::T* const* x,
   }
 }
 
-// bfloat16 runs summed in float32 (BoundedTable's bfloat16_runs32): the
-// products are exact in float32 where |t| >= 2^-134 (CertainMagnitude),
+// float16 and bfloat16 runs summed in float32 (BoundedTable's runs32):
+// float16's products (at most 22 bits, within 2^-48 .. 2^32) are exact in
+// float32, bfloat16's (16 bits) wherever |t| >= 2^-134 (CertainMagnitude),
 // so the terms need no widening. The bound is a running one: an addition
 // whose rounded result r lies in [2^k, 2^(k+1)) errs by at most half its
 // ulp, u 2^k (u = 2^-24; a zero or subnormal r is exact), so the kernels
 // sum 2^k (Binade) after every float32 addition, E, in place of the terms'
 // magnitudes: the float32 sum is within u E of the exact one. A float32
-// partial sum moves into float64 lanes (exactly) after kSums32Adds
-// additions a lane, which keeps each r (a random walk of at most
-// kSums32Adds terms) and so E small: E is ~0.2x kSums32Adds A for normally
-// distributed terms, where A is what a fixed height needs. The float64
-// additions of those partial sums (each below 2 2^k of its last r, so 2 E
-// in all) err by at most 2 gamma_b E: the float64 bound's abs = E and
-// height 2^29 + 2 b hold both (Sums32Height; RoundIfCertain's margin,
-// ~2^29 u E here, takes the rest). float16 took the same time as its
-// float64 sums (A/B, Xeon): its conversions bound it, and its interval,
-// 8x narrower than bfloat16's, leaves more sums undecided.
-constexpr size_t kSums32Adds = 32;
+// partial sum moves into float64 lanes (exactly) after Sums32Adds
+// additions a lane, which keeps each r (a random walk of that many terms)
+// and so E small: E is ~0.2x Sums32Adds A for normally distributed terms,
+// where A is what a fixed height needs. The float64 additions of those
+// partial sums (each below 2 2^k of its last r, so 2 E in all) err by at
+// most 2 gamma_b E: the float64 bound's abs = E and height 2^29 + 2 b hold
+// both (Sums32Height; RoundIfCertain's margin, ~2^29 u E here, takes the
+// rest). float16's interval is 8x narrower than bfloat16's, so more of
+// its sums are left to the float64 kernels; 16 additions a part measured
+// quickest for it (A/B: 4 and 32 slower), 32 for bfloat16.
+template <bool kHalf>
+constexpr size_t Sums32Adds() {
+  return kHalf ? 16 : 32;
+}
 
 // The power of two at or below |r| (r's exponent bits alone; 0 for a zero
 // or subnormal r, inf for an inf or NaN): the rounding of an addition
@@ -633,22 +637,35 @@ HWY_INLINE void AddWordTerms(DU du, const uint16_t* x, const uint16_t* dy,
   *e = hn::Add(hn::Add(*e, Binade(df, s1)), Binade(df, *s));
 }
 
-// kGroup runs of bfloat16 terms summed in float32: sums[g] and their E as
-// abs[g]; a run whose float32 E does not hold the bound (CertainMagnitude,
-// as a magnitude's: tiny terms make a tiny E) goes again on its own in
-// float64, as GroupRunLanes's.
+// Adds the terms of Lanes(df) float16 values at x and dy to *s and the
+// binade of the addition's result to *e: F16C's conversions (or their
+// integer form), one addition a lane.
+template <class DF>
+HWY_INLINE void AddHalfTerms(DF df, const uint16_t* x, const uint16_t* dy,
+                             hn::Vec<DF>* s, hn::Vec<DF>* e) {
+  *s = hn::Add(*s, HalfProducts(df, x, dy));
+  *e = hn::Add(*e, Binade(df, *s));
+}
+
+// kGroup runs of float16 (kHalf) or bfloat16 terms summed in float32:
+// sums[g] and their E as abs[g]; a run whose float32 E does not hold the
+// bound (CertainMagnitude, as a magnitude's: tiny terms make a tiny E)
+// goes again on its own in float64, as GroupRunLanes's.
+template <bool kHalf>
 void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
                     size_t n, double* sums, double* abs) {
   const hn::ScalableTag<double> d;
   const hn::Repartition<float, decltype(d)> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const hn::Half<decltype(df)> dh;
-  // Values a step (two a 32-bit lane), and additions a lane a part (two a
-  // step) and a magnitude chunk (as GroupRunLanes's).
-  const size_t step = 2 * hn::Lanes(df);
-  constexpr size_t kAdds = kSums32Adds;
+  // Additions a lane a step (bfloat16: two, a word's values), values a
+  // step, and additions a lane a part and a magnitude chunk (as
+  // GroupRunLanes's).
+  constexpr size_t kPer = kHalf ? 1 : 2;
+  const size_t step = kPer * hn::Lanes(df);
+  constexpr size_t kAdds = Sums32Adds<kHalf>();
   constexpr size_t kLaneAdds = 256;
-  static_assert(kLaneAdds % kAdds == 0 && kAdds % 2 == 0,
+  static_assert(kLaneAdds % kAdds == 0 && kAdds % kPer == 0,
                 "a magnitude chunk ends a part, a part a step");
   hn::Vec<decltype(d)> lo[kGroup], hi[kGroup];
   hn::Vec<decltype(df)> s[kGroup], m[kGroup];
@@ -658,16 +675,20 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
     lo[g] = hi[g] = hn::Zero(d);
     certain[g] = true;
   }
-  for (size_t begin = 0; begin < n; begin += kLaneAdds / 2 * step) {
-    const size_t end = std::min(n, begin + kLaneAdds / 2 * step);
+  for (size_t begin = 0; begin < n; begin += kLaneAdds / kPer * step) {
+    const size_t end = std::min(n, begin + kLaneAdds / kPer * step);
     for (size_t g = 0; g < kGroup; ++g) m[g] = hn::Zero(df);
-    for (size_t part = begin; part < end; part += kAdds / 2 * step) {
-      const size_t stop = std::min(end, part + kAdds / 2 * step);
+    for (size_t part = begin; part < end; part += kAdds / kPer * step) {
+      const size_t stop = std::min(end, part + kAdds / kPer * step);
       for (size_t g = 0; g < kGroup; ++g) s[g] = hn::Zero(df);
       size_t i = part;
       for (; i + step <= stop; i += step) {
         for (size_t g = 0; g < kGroup; ++g) {
-          AddWordTerms(du, x[g] + i, dy[g] + i, &s[g], &m[g]);
+          if constexpr (kHalf) {
+            AddHalfTerms(df, x[g] + i, dy[g] + i, &s[g], &m[g]);
+          } else {
+            AddWordTerms(du, x[g] + i, dy[g] + i, &s[g], &m[g]);
+          }
         }
       }
       if (i < stop) {  // zero-padded: a zero x makes a zero term
@@ -676,7 +697,11 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
                                                   dyt[HWY_MAX_BYTES / 2] = {};
           std::memcpy(xt, x[g] + i, (stop - i) * sizeof(uint16_t));
           std::memcpy(dyt, dy[g] + i, (stop - i) * sizeof(uint16_t));
-          AddWordTerms(du, xt, dyt, &s[g], &m[g]);
+          if constexpr (kHalf) {
+            AddHalfTerms(df, xt, dyt, &s[g], &m[g]);
+          } else {
+            AddWordTerms(du, xt, dyt, &s[g], &m[g]);
+          }
         }
       }
       for (size_t g = 0; g < kGroup; ++g) {
@@ -693,7 +718,7 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
   for (size_t g = 0; g < kGroup; ++g) {
     if (!certain[g]) {
       BoundedSum one;
-      BoundedRun<Load16<false>>(x[g], dy[g], n, &one);
+      BoundedRun<Load16<kHalf>>(x[g], dy[g], n, &one);
       sums[g] = one.sum;
       abs[g] = one.abs;
       continue;
@@ -758,7 +783,7 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
   const int64_t step = 2 * lanes;  // channels a vector of words
   constexpr int64_t kChunk = 512;
-  constexpr auto kAdds = static_cast<int64_t>(kSums32Adds);
+  constexpr auto kAdds = static_cast<int64_t>(Sums32Adds<false>());
   const bool wide = WideRows(channels * 2);
   alignas(64) float s[kChunk], e[kChunk];
   alignas(64) double part[kChunk], mag[kChunk];
@@ -886,13 +911,13 @@ HWY_INLINE void ForGroups(const void* xp, const void* dyp,
 // float32 additions (u E), then twice the float64 additions (one a part,
 // one for the tail's, the halves' join and at most `lanes` joining the
 // lanes; twice, as the partial sums reach 2 E).
+template <bool kHalf>
 int64_t Sums32Height(size_t n) {
   const hn::ScalableTag<float> df;
   const auto lf = static_cast<int64_t>(hn::Lanes(df));
-  const auto adds = static_cast<int64_t>(kSums32Adds);
-  return std::max(RunsHeight(n),
-                  (int64_t{1} << 29) +
-                      2 * (static_cast<int64_t>(n) / (adds * lf) + 2 + lf));
+  const auto adds = static_cast<int64_t>(Sums32Adds<kHalf>());
+  const int64_t parts = static_cast<int64_t>(n) / (adds * lf);
+  return std::max(RunsHeight(n), (int64_t{1} << 29) + 2 * (parts + 2 + lf));
 }
 #endif
 
@@ -1108,16 +1133,19 @@ void FillBoundedTable(BoundedTable* table) {
                                 &BoundedRun<Load16<true>>>;
   table->runs[2] = &BoundedRuns<uint16_t, &GroupRun<Load16<false>>,
                                 &BoundedRun<Load16<false>>>;
-  table->bfloat16_runs32 = nullptr;
+  table->runs32[0] = table->runs32[1] = nullptr;
   table->bfloat16_rows32 = nullptr;
 #else
   table->runs[1] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<true>>,
                                 &BoundedRunLanes<From16<true>>>;
   table->runs[2] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<false>>,
                                 &BoundedRunLanes<From16<false>>>;
-  table->bfloat16_runs32 =
-      &BoundedRuns<uint16_t, &GroupRunSums32, &BoundedRunLanes<From16<false>>,
-                   &Sums32Height>;
+  table->runs32[0] =
+      &BoundedRuns<uint16_t, &GroupRunSums32<true>,
+                   &BoundedRunLanes<From16<true>>, &Sums32Height<true>>;
+  table->runs32[1] =
+      &BoundedRuns<uint16_t, &GroupRunSums32<false>,
+                   &BoundedRunLanes<From16<false>>, &Sums32Height<false>>;
   table->bfloat16_rows32 = &BoundedRowsSums32;
 #endif
   table->round_sums = &RoundSums;

@@ -166,17 +166,18 @@ struct BoundedTable {
   BoundedRunKernel run[7];
   BoundedRowsKernel rows[7];
   BoundedRunsKernel runs[3];  // 0-2 (no pairs): many runs a call
-  // bfloat16's runs (runs[2]) with the terms summed in float32: exact
-  // products, a running bound (abs[k] is E, the binades of the float32
-  // additions' results: GroupRunSums32 in prelu_dalpha_bound.cc) ~2^-23
-  // E, which leaves ~0.5-3 % of normally distributed sums undecided; the
-  // caller sums those again through run[2] before the exact paths.
-  // 0.60-0.83x the time in cache. NULL on targets without float32
-  // vectors.
-  BoundedRunsKernel bfloat16_runs32;
+  // float16's and bfloat16's runs (runs[1], runs[2]) with the terms
+  // summed in float32, [0] and [1]: exact products, a running bound (abs[k]
+  // is E, the binades of the float32 additions' results: GroupRunSums32 in
+  // prelu_dalpha_bound.cc) ~2^-23 E, which leaves ~0.5-3 % of normally
+  // distributed bfloat16 sums undecided (float16, with 8x narrower
+  // intervals, more); the caller sums those again through run[k] before
+  // the exact paths. 0.6-0.9x the time in cache. NULL on targets without
+  // float32 vectors.
+  BoundedRunsKernel runs32[2];
   // bfloat16's rows (rows[2]) summed in float32 the same way, each
   // channel's E in place of its magnitude (Rows32Height); NULL as
-  // bfloat16_runs32.
+  // runs32.
   BoundedRowsKernel bfloat16_rows32;
   RoundSumsKernel round_sums;   // the sums of kernels 0-2
   PairRunsKernel pair_runs[4];  // kernels 3-6; NULL as run[k]
@@ -194,8 +195,8 @@ inline int BoundedIndex(lrelu_dtype_t x, lrelu_dtype_t dalpha) {
 // from zero, whose terms passed through at most `height` additions:
 // RowsHeight or Rows32Height) to totals[c] as one run each, and clears it;
 // pair: a pair kernel's.
-inline void AddRowsBlock(double* block, size_t count, bool pair,
-                         int64_t height, BoundedSum* totals) {
+inline void AddRowsBlock(double* block, size_t count, bool pair, int64_t height,
+                         BoundedSum* totals) {
   for (size_t c = 0; c < count; ++c) {
     if (pair) {
       totals[c].AddPair(block[c], block[count + c], block[2 * count + c],

@@ -458,8 +458,10 @@ TEST(DalphaBound, RunsDecideOnlyTheCorrectlyRoundedSums) {
     for (lrelu_dtype_t dtype : kDTypes) {
       std::vector<std::pair<std::string, cpu::BoundedRunsKernel>> kernels = {
           {"", table.runs[cpu::BoundedIndex(dtype, dtype)]}};
-      if (dtype == LRELU_DTYPE_BFLOAT16 && table.bfloat16_runs32 != nullptr) {
-        kernels.emplace_back(" (float32 sums)", table.bfloat16_runs32);
+      if (dtype != LRELU_DTYPE_FLOAT32 &&
+          table.runs32[cpu::FormatIndex(dtype) - 1] != nullptr) {
+        kernels.emplace_back(" (float32 sums)",
+                             table.runs32[cpu::FormatIndex(dtype) - 1]);
       }
       for (const auto& [kernel_name, kernel] : kernels) {
         const bool sums32 = !kernel_name.empty();
@@ -551,48 +553,51 @@ TEST(DalphaBound, RunsDecideOnlyTheCorrectlyRoundedSums) {
   }
 }
 
-// bfloat16's runs summed in float32 decide most ordinary sums in vectors:
-// 256 planes of 128 and of 1024 normally distributed terms (512 and 64
-// channels of a 64 Ki-element NCHW tensor), 90 % at least (~98 % and
-// ~94 % expected).
+// The runs summed in float32 decide most ordinary sums in vectors: 256
+// planes of 128 and of 1024 normally distributed terms (512 and 64
+// channels of a 64 Ki-element NCHW tensor). bfloat16: 90 % at least
+// (98-100 % seen on every target); float16, whose interval is 8x
+// narrower: 85 % (93-97 % seen). Each decided sum is the oracle's.
 TEST(DalphaBound, Float32SumsDecideMostOrdinarySums) {
   cpu::DefaultFloatEnv env;
   std::mt19937_64 rng(12);
-  const lrelu_dtype_t dtype = LRELU_DTYPE_BFLOAT16;
-  const reference::Format format = reference::FormatOf(dtype);
   for (const cpu::Target& target : cpu::RunnableTargets()) {
-    const cpu::BoundedRunsKernel kernel =
-        cpu::BoundedFor(target.bit).bfloat16_runs32;
-    if (kernel == nullptr) continue;  // no float32 vectors
-    for (size_t n : {128, 1024}) {
-      constexpr size_t kPlanes = 256;
-      const Terms t = Normal(dtype, kPlanes * n, rng);
-      const std::vector<unsigned char> x = StoredBits(dtype, t.x),
-                                       dy = StoredBits(dtype, t.dy);
-      std::vector<int64_t> offsets(kPlanes);
-      for (size_t k = 0; k < kPlanes; ++k) {
-        offsets[k] = static_cast<int64_t>(k * n);
+    for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+      const reference::Format format = reference::FormatOf(dtype);
+      const cpu::BoundedRunsKernel kernel =
+          cpu::BoundedFor(target.bit).runs32[cpu::FormatIndex(dtype) - 1];
+      if (kernel == nullptr) continue;  // no float32 vectors
+      for (size_t n : {128, 1024}) {
+        constexpr size_t kPlanes = 256;
+        const Terms t = Normal(dtype, kPlanes * n, rng);
+        const std::vector<unsigned char> x = StoredBits(dtype, t.x),
+                                         dy = StoredBits(dtype, t.dy);
+        std::vector<int64_t> offsets(kPlanes);
+        for (size_t k = 0; k < kPlanes; ++k) {
+          offsets[k] = static_cast<int64_t>(k * n);
+        }
+        std::vector<double> sums(kPlanes), abs(kPlanes);
+        const int64_t height =
+            kernel(x.data(), dy.data(), offsets.data(), offsets.data(), kPlanes,
+                   n, sums.data(), abs.data());
+        std::vector<uint64_t> bits(kPlanes), decided(kPlanes);
+        cpu::BoundedFor(target.bit)
+            .round_sums(sums.data(), abs.data(), kPlanes, height, format,
+                        bits.data(), decided.data());
+        size_t count = 0;
+        for (size_t k = 0; k < kPlanes; ++k) {
+          if (decided[k] == 0) continue;
+          ++count;
+          const std::vector<uint64_t> px(t.x.begin() + k * n,
+                                         t.x.begin() + (k + 1) * n),
+              pdy(t.dy.begin() + k * n, t.dy.begin() + (k + 1) * n);
+          ASSERT_EQ(Hex(bits[k], 4), Hex(ExactDalpha(dtype, px, pdy, dtype), 4))
+              << Name(target.bit, dtype) << " n " << n << " plane " << k;
+        }
+        const size_t least = dtype == LRELU_DTYPE_FLOAT16 ? 85 : 90;
+        EXPECT_GE(count, kPlanes * least / 100)
+            << Name(target.bit, dtype) << " n " << n;
       }
-      std::vector<double> sums(kPlanes), abs(kPlanes);
-      const int64_t height =
-          kernel(x.data(), dy.data(), offsets.data(), offsets.data(), kPlanes,
-                 n, sums.data(), abs.data());
-      std::vector<uint64_t> bits(kPlanes), decided(kPlanes);
-      cpu::BoundedFor(target.bit)
-          .round_sums(sums.data(), abs.data(), kPlanes, height, format,
-                      bits.data(), decided.data());
-      size_t count = 0;
-      for (size_t k = 0; k < kPlanes; ++k) {
-        if (decided[k] == 0) continue;
-        ++count;
-        const std::vector<uint64_t> px(t.x.begin() + k * n,
-                                       t.x.begin() + (k + 1) * n),
-            pdy(t.dy.begin() + k * n, t.dy.begin() + (k + 1) * n);
-        ASSERT_EQ(Hex(bits[k], 4), Hex(ExactDalpha(dtype, px, pdy, dtype), 4))
-            << Name(target.bit, dtype) << " n " << n << " plane " << k;
-      }
-      EXPECT_GE(count, kPlanes * 9 / 10)
-          << Name(target.bit, dtype) << " n " << n;
     }
   }
 }

@@ -811,23 +811,18 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
                        vectors, s, e);
       }
       // The part's sums and E into float64 (exactly).
+      const int64_t h = lanes / 2;
+      auto add = [&](hn::Vec<decltype(df)> v, double* to) {
+        hn::Store(
+            hn::Add(hn::Load(d, to), hn::PromoteTo(d, hn::LowerHalf(dh, v))), d,
+            to);
+        hn::Store(hn::Add(hn::Load(d, to + h),
+                          hn::PromoteTo(d, hn::UpperHalf(dh, v))),
+                  d, to + h);
+      };
       for (int64_t k = 0; k < in_vectors; k += lanes) {
-        const auto sv = hn::Load(df, s + k), ev = hn::Load(df, e + k);
-        double* pk = part + k;
-        double* mk = mag + k;
-        const int64_t h = lanes / 2;
-        hn::Store(
-            hn::Add(hn::Load(d, pk), hn::PromoteTo(d, hn::LowerHalf(dh, sv))),
-            d, pk);
-        hn::Store(hn::Add(hn::Load(d, pk + h),
-                          hn::PromoteTo(d, hn::UpperHalf(dh, sv))),
-                  d, pk + h);
-        hn::Store(
-            hn::Add(hn::Load(d, mk), hn::PromoteTo(d, hn::LowerHalf(dh, ev))),
-            d, mk);
-        hn::Store(hn::Add(hn::Load(d, mk + h),
-                          hn::PromoteTo(d, hn::UpperHalf(dh, ev))),
-                  d, mk + h);
+        add(hn::Load(df, s + k), part + k);
+        add(hn::Load(df, e + k), mag + k);
       }
     }
     bool certain = true;

@@ -884,6 +884,36 @@ TEST(DalphaBound, PairSumsDecideOnlyTheCorrectlyRoundedSum) {
   }
 }
 
+// lrelu_prelu_backward's dalpha (alpha of adtype, shape ashape) on every
+// target and 1, 2, 3, 7 threads against want, channel by channel; `what`
+// names the case.
+void ExpectDalphaEverywhere(const lrelu_tensor_t& dy, const lrelu_tensor_t& x,
+                            const lrelu_tensor_t& alpha,
+                            const std::vector<uint64_t>& want,
+                            const std::string& what) {
+  const size_t bytes = want.size() * lrelu_dtype_size(alpha.dtype);
+  for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+    for (size_t threads : {1, 2, 3, 7}) {
+      std::vector<unsigned char> dalpha(bytes);
+      lrelu_tensor_t da = alpha;
+      da.data = dalpha.data();
+      lrelu_options_t o;
+      lrelu_options_init(&o);
+      o.cpu_target = lrelu_cpu_target_name(t);
+      o.threads = threads;
+      ASSERT_EQ(lrelu_prelu_backward(&dy, &x, &alpha, nullptr, &da, &o),
+                LRELU_STATUS_OK)
+          << lrelu_last_error();
+      for (size_t c = 0; c < want.size(); ++c) {
+        ASSERT_EQ(Hex(reference::LoadBits(alpha.dtype, dalpha.data(), c), 8),
+                  Hex(want[c], 8))
+            << what << ", " << o.cpu_target << " threads " << threads
+            << " channel " << c;
+      }
+    }
+  }
+}
+
 TEST(DalphaBound, PublicCallOnBothPaths) {
   std::mt19937_64 rng(8);
   // x's dtype and alpha's (float64: the pair kernels).
@@ -951,29 +981,11 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
         for (size_t c = 0; c < channels; ++c) {
           want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, adtype);
         }
-        for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
-          for (size_t threads : {1, 2, 3, 7}) {
-            std::vector<unsigned char> dalpha(alpha.size());
-            const lrelu_tensor_t tda{dalpha.data(), adtype,
-                                     static_cast<int32_t>(ashape.size()),
-                                     ashape.data(), nullptr};
-            lrelu_options_t o;
-            lrelu_options_init(&o);
-            o.cpu_target = lrelu_cpu_target_name(t);
-            o.threads = threads;
-            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
-                      LRELU_STATUS_OK)
-                << lrelu_last_error();
-            for (size_t c = 0; c < channels; ++c) {
-              ASSERT_EQ(Hex(reference::LoadBits(adtype, dalpha.data(), c), 8),
-                        Hex(want[c], 8))
-                  << lrelu_dtype_name(dtype) << " alpha "
-                  << lrelu_dtype_name(adtype) << " spread " << spread
-                  << (nhwc ? " NHWC " : " NCHW batch ") << b << " "
-                  << o.cpu_target << " threads " << threads << " channel " << c;
-            }
-          }
-        }
+        ExpectDalphaEverywhere(
+            tdy, tx, ta, want,
+            std::string(lrelu_dtype_name(dtype)) + " alpha " +
+                lrelu_dtype_name(adtype) + " spread " + std::to_string(spread) +
+                (nhwc ? " NHWC " : " NCHW batch ") + std::to_string(b));
       }
     }
   }
@@ -1018,26 +1030,12 @@ TEST(DalphaBound, PublicCallFloat32Rows) {
     const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
     const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
     const lrelu_tensor_t ta{alpha.data(), dtype, 1, ashape.data(), nullptr};
-    for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
-      for (size_t threads : {1, 2, 3, 7}) {
-        std::vector<unsigned char> dalpha(alpha.size());
-        const lrelu_tensor_t tda{dalpha.data(), dtype, 1, ashape.data(),
-                                 nullptr};
-        lrelu_options_t o;
-        lrelu_options_init(&o);
-        o.cpu_target = lrelu_cpu_target_name(t);
-        o.threads = threads;
-        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, &o),
-                  LRELU_STATUS_OK)
-            << lrelu_last_error();
-        for (size_t c = 0; c < channels; ++c) {
-          ASSERT_EQ(Hex(reference::LoadBits(dtype, dalpha.data(), c), 4),
-                    Hex(ExactDalpha(dtype, terms[c].x, terms[c].dy, dtype), 4))
-              << channels << " channels, " << o.cpu_target << " threads "
-              << threads << " channel " << c;
-        }
-      }
+    std::vector<uint64_t> want(channels);
+    for (size_t c = 0; c < channels; ++c) {
+      want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, dtype);
     }
+    ExpectDalphaEverywhere(tdy, tx, ta, want,
+                           std::to_string(channels) + " channels");
   }
 }
 

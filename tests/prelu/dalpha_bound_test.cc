@@ -444,9 +444,23 @@ TEST(DalphaBound, RowsBoundCountsEveryRow) {
   }
 }
 
-// The runs kernels (many NCHW planes a call; bfloat16 also summed in
-// float32) and the vector decision: each plane's terms padded with zero
-// terms (x >= 0) to n, the planes stored in reverse order (offsets that
+// The table's runs kernel summed in float32 for a 16-bit dtype; NULL for
+// float32 and where the target has none.
+cpu::BoundedRunsKernel Runs32(const cpu::BoundedTable& table,
+                              lrelu_dtype_t dtype) {
+  switch (dtype) {
+    case LRELU_DTYPE_FLOAT16:
+      return table.runs32[0];
+    case LRELU_DTYPE_BFLOAT16:
+      return table.runs32[1];
+    default:
+      return nullptr;
+  }
+}
+
+// The runs kernels (many NCHW planes a call; float16 and bfloat16 also
+// summed in float32) and the vector decision: each plane's terms padded with
+// zero terms (x >= 0) to n, the planes stored in reverse order (offsets that
 // are not the call's order). A sum the vector decides is the oracle's and
 // RoundIfCertain's bits; ordinary sums are decided in vectors (float64
 // sums); a midpoint never is.
@@ -458,11 +472,8 @@ TEST(DalphaBound, RunsDecideOnlyTheCorrectlyRoundedSums) {
     for (lrelu_dtype_t dtype : kDTypes) {
       std::vector<std::pair<std::string, cpu::BoundedRunsKernel>> kernels = {
           {"", table.runs[cpu::BoundedIndex(dtype, dtype)]}};
-      if (dtype != LRELU_DTYPE_FLOAT32 &&
-          table.runs32[cpu::FormatIndex(dtype) - 1] != nullptr) {
-        kernels.emplace_back(" (float32 sums)",
-                             table.runs32[cpu::FormatIndex(dtype) - 1]);
-      }
+      const cpu::BoundedRunsKernel runs32 = Runs32(table, dtype);
+      if (runs32 != nullptr) kernels.emplace_back(" (float32 sums)", runs32);
       for (const auto& [kernel_name, kernel] : kernels) {
         const bool sums32 = !kernel_name.empty();
         const std::string what = Name(target.bit, dtype) + kernel_name;
@@ -565,7 +576,7 @@ TEST(DalphaBound, Float32SumsDecideMostOrdinarySums) {
     for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
       const reference::Format format = reference::FormatOf(dtype);
       const cpu::BoundedRunsKernel kernel =
-          cpu::BoundedFor(target.bit).runs32[cpu::FormatIndex(dtype) - 1];
+          Runs32(cpu::BoundedFor(target.bit), dtype);
       if (kernel == nullptr) continue;  // no float32 vectors
       for (size_t n : {128, 1024}) {
         constexpr size_t kPlanes = 256;

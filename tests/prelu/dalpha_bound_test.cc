@@ -1002,6 +1002,55 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
   }
 }
 
+// Planes longer than kBoundedRun go through the runs kernels in chunks
+// (four or more a plane, side by side, at most 64 a kernel call; a
+// shorter last chunk alone): planes of 2049, 5000, 9000 and 140000 (68
+// chunks and a rest) elements, normally distributed or on and near
+// midpoints, every target and thread count, the oracle's bits
+// (float16 planes of 4 Ki or less and bfloat16 ones: float32 sums, then
+// float64 where they do not decide).
+TEST(DalphaBound, PublicCallLongPlanes) {
+  std::mt19937_64 rng(14);
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (size_t plane : {2049, 5000, 9000, 140000}) {
+      const size_t channels = 5;
+      std::vector<Terms> terms;
+      for (size_t c = 0; c < channels; ++c) {
+        terms.push_back(Normal(dtype, plane, rng));
+      }
+      const Terms edge[] = {LostInFloat32(dtype), Midpoint(dtype),
+                            LostTail(dtype)};
+      for (size_t k = 0; k < 3; ++k) {
+        for (size_t i = 0; i < plane; ++i) {
+          // At the plane's end: in its last chunk.
+          const size_t from = plane - edge[k].x.size();
+          const bool in = i >= from;
+          terms[k + 1].x[i] = in ? edge[k].x[i - from] : 0;
+          terms[k + 1].dy[i] = in ? edge[k].dy[i - from] : 0;
+        }
+      }
+      std::vector<uint64_t> xb, dyb, want;
+      for (const Terms& t : terms) {
+        xb.insert(xb.end(), t.x.begin(), t.x.end());
+        dyb.insert(dyb.end(), t.dy.begin(), t.dy.end());
+        want.push_back(ExactDalpha(dtype, t.x, t.dy, dtype));
+      }
+      std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                 dy = StoredBits(dtype, dyb);
+      std::vector<unsigned char> alpha(channels * lrelu_dtype_size(dtype));
+      const std::vector<int64_t> xshape = {static_cast<int64_t>(channels),
+                                           static_cast<int64_t>(plane)};
+      const std::vector<int64_t> ashape = {static_cast<int64_t>(channels), 1};
+      const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(), nullptr};
+      const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(), nullptr};
+      const lrelu_tensor_t ta{alpha.data(), dtype, 2, ashape.data(), nullptr};
+      ExpectDalphaEverywhere(tdy, tx, ta, want,
+                             std::string(lrelu_dtype_name(dtype)) + " plane " +
+                                 std::to_string(plane));
+    }
+  }
+}
+
 // bfloat16 NHWC through the public call where its rows are summed in
 // float32 (64 channels or more, at most 256 rows): every target and 1, 2,
 // 3, 7 threads give the oracle's bits, with channels that the float32 sums

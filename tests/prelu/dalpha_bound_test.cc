@@ -941,7 +941,8 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
     // summed on their own) or twice (the exact pass over all).
     for (size_t spread : {1, 2}) {
       // NCHW as [batch, C, 4096 / batch] (batch 1: runs longer than
-      // kBoundedRun, run by run; 4 and 64: the runs kernel, row by row),
+      // kBoundedRun, in chunks side by side; 4 and 64: the runs kernel,
+      // row by row),
       // then NHWC.
       for (size_t batch : {1, 4, 64, 0}) {
         const bool nhwc = batch == 0;

@@ -396,9 +396,17 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // Contiguous runs of at most kBoundedRun elements (NCHW planes, with a
   // batch or without): many elements a kernel call, rounded after it.
   const bool short_runs = contiguous && inner <= cpu::kBoundedRun;
-  // 16-bit runs summed in float32, what they leave undecided again in
-  // float64 (bounded_sum) before the exact paths.
-  const cpu::BoundedRunsKernel runs32 = short_runs ? Runs32Of(p) : nullptr;
+  // 16-bit sums in float32, what they leave undecided again in float64
+  // (bounded_sum) before the exact paths, for elements of at most terms32
+  // terms: the share left undecided grows as the square root of the terms
+  // (normally distributed: float16 ~5 % at 1 Ki terms, 25-40 % at 8-16 Ki;
+  // bfloat16 ~1.5 % at 1 Ki, ~9 % at 1 Mi), and each costs a float64 pass
+  // more (float16, 64 Ki terms an element: 1.25-1.45x the float64 sums'
+  // time).
+  const int64_t terms32 = p.dtype == LRELU_DTYPE_FLOAT16 ? 4096 : 1 << 20;
+  const cpu::BoundedRunsKernel sums32 =
+      contiguous && rows * inner <= terms32 ? Runs32Of(p) : nullptr;
+  const cpu::BoundedRunsKernel runs32 = short_runs ? sums32 : nullptr;
   const cpu::BoundedRunsKernel runs = runs32 != nullptr ? runs32
                                       : short_runs      ? BoundedRunsOf(p)
                                                         : nullptr;
@@ -496,18 +504,14 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // Runs longer than kBoundedRun (large planes): each element's chunks as
   // the runs of one runs-kernel call, side by side (four chunks of a plane
   // a group). float32 takes the float64 runs kernel (0.91-0.98x the time
-  // of one run after the other, A/B on the Xeon); bfloat16 its float32
-  // sums, what they leave undecided again in float64 (0.57-0.66x in cache,
-  // 0.75x at 16 Mi); float16 its float32 sums up to 4 Ki terms (0.74x),
-  // beyond which the share left undecided (it grows as the square root of
-  // the terms: 25-40 % of normally distributed sums at 8-16 Ki terms), each
-  // a float64 pass more, made it slower, as were its float64 runs (1.04x).
+  // of one run after the other, A/B on the Xeon); the 16-bit formats their
+  // float32 sums within terms32 (bfloat16 0.57-0.66x in cache, 0.71-0.85x
+  // at 1-16 Mi; float16 0.73x), else one run after the other (float16's
+  // float64 runs kernel measured no quicker, 1.04x).
   const int dindex = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
-  const cpu::BoundedRunsKernel chunked =
-      !contiguous || short_runs                       ? nullptr
-      : dindex == 0                                   ? BoundedRunsOf(p)
-      : dindex == 2 || (dindex == 1 && inner <= 4096) ? Runs32Of(p)
-                                                      : nullptr;
+  const cpu::BoundedRunsKernel chunked = !contiguous || short_runs ? nullptr
+                                         : dindex == 0 ? BoundedRunsOf(p)
+                                                       : sums32;
   const bool chunked32 = chunked != nullptr && dindex != 0;
   // Chunks of at most kBoundedRun, at least four a run (a group).
   const int64_t length =

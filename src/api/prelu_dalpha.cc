@@ -891,6 +891,118 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   }
 }
 
+// One alpha element (alpha of shape [1], as nn.PReLU()'s default) over
+// many threads: its contiguous runs in chunks of at most kBoundedRun, the
+// chunks split evenly among the tasks, each task's chunks through the
+// float64 runs kernel (as SumRange's long planes, four side by side) into
+// its own BoundedSum; the tasks' sums merged (TwoSum: the decision and
+// the bits do not depend on the split). Undecided, SumRange sums it again
+// on one thread (its float64 and exact paths).
+struct OneElementJob {
+  const PreluPlan* p;
+  const Dims* dims;
+  int64_t x0, dy0;        // the element's first x and dy, in elements
+  int64_t inner, length;  // run length; chunk length (the last shorter)
+  int64_t chunks, units;  // chunks a run; runs * chunks
+  int64_t per_task;       // units a task
+  cpu::BoundedRunsKernel kernel;
+  cpu::BoundedSum* partial;  // [task]
+};
+
+void SumOneElementTask(const OneElementJob& job, size_t task) {
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.units);
+  if (begin >= end) return;
+  cpu::DefaultFloatEnv env;
+  const Dims& d = *job.dims;
+  const size_t outer = d.extent.size() - 1;
+  // The odometer at run begin / chunks.
+  std::vector<int64_t> idx(outer, 0);
+  int64_t xo = job.x0, dyo = job.dy0;
+  int64_t r = begin / job.chunks;
+  for (size_t k = outer; k-- > 0;) {
+    idx[k] = r % d.extent[k];
+    r /= d.extent[k];
+    xo += idx[k] * d.xs[k];
+    dyo += idx[k] * d.dys[k];
+  }
+  constexpr int64_t kChunks = 64;
+  double sums[kChunks], abs[kChunks];
+  int64_t xc[kChunks], dyc[kChunks];
+  cpu::BoundedSum& s = job.partial[task];
+  auto call = [&](int64_t count, int64_t n) {
+    const int64_t h = job.kernel(job.p->x.data, job.p->dy.data, xc, dyc,
+                                 static_cast<size_t>(count),
+                                 static_cast<size_t>(n), sums, abs);
+    for (int64_t j = 0; j < count; ++j) s.AddRun(sums[j], abs[j], h);
+  };
+  int64_t held = 0;  // full chunks gathered for the next call
+  for (int64_t u = begin; u < end;) {
+    const int64_t chunk = u % job.chunks;
+    const int64_t start = chunk * job.length;
+    const int64_t n = std::min(job.length, job.inner - start);
+    if (n < job.length) {  // a run's shorter last chunk: a call alone
+      if (held > 0) call(held, job.length);
+      held = 0;
+      xc[0] = xo + start;
+      dyc[0] = dyo + start;
+      call(1, n);
+    } else {
+      xc[held] = xo + start;
+      dyc[held] = dyo + start;
+      if (++held == kChunks) {
+        call(held, job.length);
+        held = 0;
+      }
+    }
+    ++u;
+    if (chunk + 1 == job.chunks) Advance(d, outer, 1, &idx, &xo, &dyo);
+  }
+  if (held > 0) call(held, job.length);
+}
+
+// SumDalpha's one alpha element on `tasks` threads (OneElementJob): true
+// with out[0] set where the bound decides; false where it does not, or
+// where the element has no contiguous runs or no float64 runs kernel
+// (then SumRange).
+bool SumOneElement(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+                   const std::vector<int64_t>& dy_offsets,
+                   const lrelu_thread_pool_t* pool, size_t tasks,
+                   uint64_t* out) {
+  const cpu::BoundedRunsKernel kernel = BoundedRunsOf(p);
+  if (kernel == nullptr) return false;
+  const std::vector<int64_t> shape = ViewShape(p);
+  for (int64_t d : shape) {
+    if (d == 0) return false;
+  }
+  const Dims dims = MergedDims(shape.data(), shape.size(), p.x, p.dy);
+  const size_t outer = dims.extent.size() - 1;
+  if (dims.xs[outer] != 1 || dims.dys[outer] != 1) return false;
+  const int64_t inner = dims.extent[outer];
+  int64_t rows = 1;
+  for (size_t k = 0; k < outer; ++k) rows *= dims.extent[k];
+  const int64_t length =
+      std::min(cpu::kBoundedRun, std::max<int64_t>(64, inner / 4 / 64 * 64));
+  const int64_t chunks = (inner + length - 1) / length;
+  const int64_t units = rows * chunks;
+  tasks = std::min(tasks, static_cast<size_t>(units));
+  std::vector<cpu::BoundedSum> partial(tasks);
+  const auto t = static_cast<int64_t>(tasks);
+  OneElementJob job{
+      &p,     &dims, x_offsets[0],        dy_offsets[0], inner,         length,
+      chunks, units, (units + t - 1) / t, kernel,        partial.data()};
+  pool->parallel_for(
+      pool->pool_context,
+      [](void* ctx, size_t i) {
+        SumOneElementTask(*static_cast<const OneElementJob*>(ctx), i);
+      },
+      &job, tasks);
+  cpu::BoundedSum total = partial[0];
+  for (size_t k = 1; k < tasks; ++k) total.Merge(partial[k]);
+  cpu::DefaultFloatEnv env;
+  return cpu::RoundIfCertain(total, reference::FormatOf(p.dalpha.dtype), out);
+}
+
 struct SumTask {
   const PreluPlan* p;
   const std::vector<int64_t>* x_offsets;
@@ -915,8 +1027,15 @@ void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   tasks = std::min<size_t>(
       {tasks, static_cast<size_t>(p.alpha_count),
        static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
+  const size_t threads = std::min<size_t>(
+      p.threads != 0 ? p.threads : run_pool->concurrency,
+      static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes)));
   if (DalphaByRows(p)) {
     SumByRows(p, run_pool, out);
+  } else if (p.alpha_count == 1 && threads > 1) {
+    if (!SumOneElement(p, x_offsets, dy_offsets, run_pool, threads, out)) {
+      SumRange(p, x_offsets, dy_offsets, 0, 1, out);
+    }
   } else if (tasks <= 1) {
     SumRange(p, x_offsets, dy_offsets, 0, p.alpha_count, out);
   } else {

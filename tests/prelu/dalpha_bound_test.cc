@@ -1052,6 +1052,70 @@ TEST(DalphaBound, PublicCallLongPlanes) {
   }
 }
 
+// One alpha element (shape [1]) over large tensors, summed on many
+// threads (its chunks split among the tasks, their sums merged): dense
+// x of 300000 elements and a strided one (5 rows of 70001 elements, 99
+// apart), normally distributed terms, a midpoint and a lost tail spread
+// over the tensor (the exact path after the threads' bound), every target
+// and 1, 2, 3, 7 threads, the oracle's bits.
+TEST(DalphaBound, PublicCallOneAlphaElement) {
+  std::mt19937_64 rng(15);
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (bool strided : {false, true}) {
+      const int64_t rows = strided ? 5 : 1, length = strided ? 70001 : 300000;
+      const int64_t pitch = strided ? length + 99 : length;
+      const auto n = static_cast<size_t>(rows * length);
+      std::vector<Terms> cases = {Normal(dtype, n, rng)};
+      for (const Terms& edge : {Midpoint(dtype), LostTail(dtype)}) {
+        Terms t;
+        t.x.assign(n, 0);
+        t.dy.assign(n, 0);
+        for (size_t i = 0; i < edge.x.size(); ++i) {
+          t.x[i * (n / edge.x.size())] = edge.x[i];
+          t.dy[i * (n / edge.x.size())] = edge.dy[i];
+        }
+        cases.push_back(t);
+      }
+      for (size_t k = 0; k < cases.size(); ++k) {
+        const Terms& t = cases[k];
+        std::vector<uint64_t> xb(static_cast<size_t>(rows * pitch), 0),
+            dyb(xb.size(), 0);
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t i = 0; i < length; ++i) {
+            xb[static_cast<size_t>(r * pitch + i)] =
+                t.x[static_cast<size_t>(r * length + i)];
+            dyb[static_cast<size_t>(r * pitch + i)] =
+                t.dy[static_cast<size_t>(r * length + i)];
+          }
+        }
+        // The gaps: values the view leaves out (a wrong stride sums them).
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t i = length; i < pitch; ++i) {
+            xb[static_cast<size_t>(r * pitch + i)] = BitsOf(dtype, -1.0);
+            dyb[static_cast<size_t>(r * pitch + i)] = BitsOf(dtype, 1.0);
+          }
+        }
+        std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                   dy = StoredBits(dtype, dyb);
+        std::vector<unsigned char> alpha(lrelu_dtype_size(dtype));
+        const std::vector<int64_t> xshape = {rows, length};
+        const std::vector<int64_t> xstrides = {pitch, 1};
+        const std::vector<int64_t> ashape = {1};
+        const lrelu_tensor_t tx{x.data(), dtype, 2, xshape.data(),
+                                xstrides.data()};
+        const lrelu_tensor_t tdy{dy.data(), dtype, 2, xshape.data(),
+                                 xstrides.data()};
+        const lrelu_tensor_t ta{alpha.data(), dtype, 1, ashape.data(), nullptr};
+        ExpectDalphaEverywhere(tdy, tx, ta,
+                               {ExactDalpha(dtype, t.x, t.dy, dtype)},
+                               std::string(lrelu_dtype_name(dtype)) +
+                                   (strided ? " strided" : " dense") +
+                                   " case " + std::to_string(k));
+      }
+    }
+  }
+}
+
 // bfloat16 NHWC through the public call where its rows are summed in
 // float32 (64 channels or more, at most 256 rows): every target and 1, 2,
 // 3, 7 threads give the oracle's bits, with channels that the float32 sums

@@ -324,6 +324,45 @@ constexpr int kSkipAfterMiss = 4;
 // dtypes.
 constexpr size_t kChannelsAlone = 8;
 
+// The chunk length for contiguous runs of `inner` elements longer than
+// kBoundedRun: at most kBoundedRun, and at least four chunks a run (a group
+// of the runs kernel).
+int64_t ChunkLength(int64_t inner) {
+  return std::min(cpu::kBoundedRun, std::max<int64_t>(64, inner / 4 / 64 * 64));
+}
+
+// Adds chunks [first, last) of the run of `inner` elements at x0 and dy0
+// (in elements), `length` a chunk and the last one shorter, to *s through
+// the runs kernel: up to 64 full chunks a call, side by side, the shorter
+// one alone.
+void AddChunks(const PreluPlan& p, cpu::BoundedRunsKernel kernel, int64_t x0,
+               int64_t dy0, int64_t inner, int64_t length, int64_t first,
+               int64_t last, cpu::BoundedSum* s) {
+  constexpr int64_t kChunks = 64;
+  double sums[kChunks], abs[kChunks];
+  int64_t xo[kChunks], dyo[kChunks];
+  auto call = [&](int64_t count, int64_t n) {
+    const int64_t h =
+        kernel(p.x.data, p.dy.data, xo, dyo, static_cast<size_t>(count),
+               static_cast<size_t>(n), sums, abs);
+    for (int64_t j = 0; j < count; ++j) s->AddRun(sums[j], abs[j], h);
+  };
+  const int64_t full = std::min(last, inner / length);
+  for (int64_t c = first; c < full; c += kChunks) {
+    const int64_t count = std::min(kChunks, full - c);
+    for (int64_t j = 0; j < count; ++j) {
+      xo[j] = x0 + (c + j) * length;
+      dyo[j] = dy0 + (c + j) * length;
+    }
+    call(count, length);
+  }
+  if (last > full && inner > full * length) {  // the shorter last chunk
+    xo[0] = x0 + full * length;
+    dyo[0] = dy0 + full * length;
+    call(1, inner - full * length);
+  }
+}
+
 // dalpha for alpha elements [begin, end): exact sums over each view.
 void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
               const std::vector<int64_t>& dy_offsets, int64_t begin,
@@ -513,38 +552,13 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
                                          : dindex == 0 ? BoundedRunsOf(p)
                                                        : sums32;
   const bool chunked32 = chunked != nullptr && dindex != 0;
-  // Chunks of at most kBoundedRun, at least four a run (a group).
-  const int64_t length =
-      std::min(cpu::kBoundedRun, std::max<int64_t>(64, inner / 4 / 64 * 64));
+  const int64_t length = ChunkLength(inner);
+  const int64_t chunks = (inner + length - 1) / length;
   auto chunked_sum = [&](int64_t k, uint64_t* bits) {
-    constexpr int64_t kChunks = 64;
-    double sums[kChunks], abs[kChunks];
-    int64_t xo[kChunks], dyo[kChunks];
     cpu::BoundedSum s;
     each_row(k, [&](const char* xr, const char* dyr) {
-      const int64_t x0 = (xr - p.x.data) / e, dy0 = (dyr - p.dy.data) / e;
-      auto call = [&](int64_t first, int64_t count, int64_t n) {
-        for (int64_t j = 0; j < count; ++j) {
-          xo[j] = x0 + (first + j) * n;
-          dyo[j] = dy0 + (first + j) * n;
-        }
-        const int64_t h =
-            chunked(p.x.data, p.dy.data, xo, dyo, static_cast<size_t>(count),
-                    static_cast<size_t>(n), sums, abs);
-        for (int64_t j = 0; j < count; ++j) s.AddRun(sums[j], abs[j], h);
-      };
-      const int64_t full = inner / length;
-      for (int64_t c = 0; c < full; c += kChunks) {
-        call(c, std::min(kChunks, full - c), length);
-      }
-      const int64_t rest = inner - full * length;
-      if (rest > 0) {
-        xo[0] = x0 + full * length;
-        dyo[0] = dy0 + full * length;
-        const int64_t h = chunked(p.x.data, p.dy.data, xo, dyo, 1,
-                                  static_cast<size_t>(rest), sums, abs);
-        s.AddRun(sums[0], abs[0], h);
-      }
+      AddChunks(p, chunked, (xr - p.x.data) / e, (dyr - p.dy.data) / e, inner,
+                length, 0, chunks, &s);
     });
     return cpu::RoundIfCertain(s, fa, bits);
   };
@@ -926,39 +940,15 @@ void SumOneElementTask(const OneElementJob& job, size_t task) {
     xo += idx[k] * d.xs[k];
     dyo += idx[k] * d.dys[k];
   }
-  constexpr int64_t kChunks = 64;
-  double sums[kChunks], abs[kChunks];
-  int64_t xc[kChunks], dyc[kChunks];
-  cpu::BoundedSum& s = job.partial[task];
-  auto call = [&](int64_t count, int64_t n) {
-    const int64_t h = job.kernel(job.p->x.data, job.p->dy.data, xc, dyc,
-                                 static_cast<size_t>(count),
-                                 static_cast<size_t>(n), sums, abs);
-    for (int64_t j = 0; j < count; ++j) s.AddRun(sums[j], abs[j], h);
-  };
-  int64_t held = 0;  // full chunks gathered for the next call
+  // Each run's share of [begin, end).
   for (int64_t u = begin; u < end;) {
-    const int64_t chunk = u % job.chunks;
-    const int64_t start = chunk * job.length;
-    const int64_t n = std::min(job.length, job.inner - start);
-    if (n < job.length) {  // a run's shorter last chunk: a call alone
-      if (held > 0) call(held, job.length);
-      held = 0;
-      xc[0] = xo + start;
-      dyc[0] = dyo + start;
-      call(1, n);
-    } else {
-      xc[held] = xo + start;
-      dyc[held] = dyo + start;
-      if (++held == kChunks) {
-        call(held, job.length);
-        held = 0;
-      }
-    }
-    ++u;
-    if (chunk + 1 == job.chunks) Advance(d, outer, 1, &idx, &xo, &dyo);
+    const int64_t first = u % job.chunks;
+    const int64_t last = std::min(job.chunks, first + (end - u));
+    AddChunks(*job.p, job.kernel, xo, dyo, job.inner, job.length, first, last,
+              &job.partial[task]);
+    u += last - first;
+    if (last == job.chunks) Advance(d, outer, 1, &idx, &xo, &dyo);
   }
-  if (held > 0) call(held, job.length);
 }
 
 // SumDalpha's one alpha element on `tasks` threads (OneElementJob): true
@@ -981,8 +971,7 @@ bool SumOneElement(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   const int64_t inner = dims.extent[outer];
   int64_t rows = 1;
   for (size_t k = 0; k < outer; ++k) rows *= dims.extent[k];
-  const int64_t length =
-      std::min(cpu::kBoundedRun, std::max<int64_t>(64, inner / 4 / 64 * 64));
+  const int64_t length = ChunkLength(inner);
   const int64_t chunks = (inner + length - 1) / length;
   const int64_t units = rows * chunks;
   tasks = std::min(tasks, static_cast<size_t>(units));

@@ -611,27 +611,34 @@ HWY_INLINE hn::Vec<DF> Binade(DF df, hn::Vec<DF> r) {
   return hn::BitCast(df, hn::And(hn::BitCast(du, r), hn::Set(du, 0x7f800000u)));
 }
 
+// The terms of bfloat16 words' low values (*low) and high ones (*high), in
+// float32 lanes: a word's low value is a float32 once shifted up, its high
+// one once the low half is cleared (as BFloat16PairProducts).
+template <class DU>
+HWY_INLINE void WordTerms(DU du, hn::Vec<DU> xw, hn::Vec<DU> dyw,
+                          hn::Vec<hn::Repartition<float, DU>>* low,
+                          hn::Vec<hn::Repartition<float, DU>>* high) {
+  const hn::Repartition<float, DU> df;
+  const auto upper = hn::Set(du, 0xffff0000u);
+  *low = hn::Mul(hn::Min(hn::BitCast(df, hn::ShiftLeft<16>(xw)), hn::Zero(df)),
+                 hn::BitCast(df, hn::ShiftLeft<16>(dyw)));
+  *high = hn::Mul(hn::Min(hn::BitCast(df, hn::And(xw, upper)), hn::Zero(df)),
+                  hn::BitCast(df, hn::And(dyw, upper)));
+}
+
 // Adds the terms of the 2 Lanes(du) bfloat16 values at x and dy (read as
-// 32-bit words) to *s and the binade of each addition's result to *e,
-// two additions a lane: a word's low value is a float32 once shifted up,
-// its high one once the low half is cleared (as BFloat16PairProducts), and
-// a sum takes the terms in any order. 14 operations per 32 terms, against
-// 18 widening each value to its own lane (Highway's PromoteTo and a
-// shift).
+// 32-bit words; WordTerms) to *s and the binade of each addition's result
+// to *e, two additions a lane (a sum takes the terms in any order). 14
+// operations per 32 terms, against 18 widening each value to its own lane
+// (Highway's PromoteTo and a shift).
 template <class DU>
 HWY_INLINE void AddWordTerms(DU du, const uint16_t* x, const uint16_t* dy,
                              hn::Vec<hn::Repartition<float, DU>>* s,
                              hn::Vec<hn::Repartition<float, DU>>* e) {
   const hn::Repartition<float, DU> df;
-  const auto xw = hn::LoadU(du, reinterpret_cast<const uint32_t*>(x));
-  const auto dyw = hn::LoadU(du, reinterpret_cast<const uint32_t*>(dy));
-  const auto high = hn::Set(du, 0xffff0000u);
-  const auto te =
-      hn::Mul(hn::Min(hn::BitCast(df, hn::ShiftLeft<16>(xw)), hn::Zero(df)),
-              hn::BitCast(df, hn::ShiftLeft<16>(dyw)));
-  const auto to =
-      hn::Mul(hn::Min(hn::BitCast(df, hn::And(xw, high)), hn::Zero(df)),
-              hn::BitCast(df, hn::And(dyw, high)));
+  hn::Vec<decltype(df)> te, to;
+  WordTerms(du, hn::LoadU(du, reinterpret_cast<const uint32_t*>(x)),
+            hn::LoadU(du, reinterpret_cast<const uint32_t*>(dy)), &te, &to);
   const auto s1 = hn::Add(*s, te);
   *s = hn::Add(s1, to);
   *e = hn::Add(hn::Add(*e, Binade(df, s1)), Binade(df, *s));
@@ -736,16 +743,14 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
 // channel order at the end of the pass. The last channels (fewer than a
 // vector of words) take BoundedRowsLanes (float64 sums of exact terms,
 // whose magnitudes stand for their E; one addition a row at most, within
-// Rows32Height). A pass whose E
-// leaves the bound's range (CertainMagnitude's) runs again in float64
-// (AddRows).
+// Rows32Height). A pass whose E leaves the bound's range
+// (CertainMagnitude's) runs again in float64 (AddRows).
 template <int kRows, class DU>
 HWY_INLINE void RowsWordsOf(DU du, const char* x, int64_t x_row, const char* dy,
                             int64_t dy_row, int64_t vectors, float* s,
                             float* e) {
   const hn::Repartition<float, DU> df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-  const auto high = hn::Set(du, 0xffff0000u);
   for (int64_t v = 0; v < vectors; ++v) {
     float* sv = s + 2 * v * lanes;
     float* ev = e + 2 * v * lanes;
@@ -756,14 +761,11 @@ HWY_INLINE void RowsWordsOf(DU du, const char* x, int64_t x_row, const char* dy,
           reinterpret_cast<const uint32_t*>(x + k * x_row) + v * lanes;
       const auto* dyw =
           reinterpret_cast<const uint32_t*>(dy + k * dy_row) + v * lanes;
-      const auto xv = hn::LoadU(du, xw), dyv = hn::LoadU(du, dyw);
-      se = hn::Add(se, hn::Mul(hn::Min(hn::BitCast(df, hn::ShiftLeft<16>(xv)),
-                                       hn::Zero(df)),
-                               hn::BitCast(df, hn::ShiftLeft<16>(dyv))));
+      hn::Vec<decltype(df)> te, to;
+      WordTerms(du, hn::LoadU(du, xw), hn::LoadU(du, dyw), &te, &to);
+      se = hn::Add(se, te);
       ee = hn::Add(ee, Binade(df, se));
-      so = hn::Add(
-          so, hn::Mul(hn::Min(hn::BitCast(df, hn::And(xv, high)), hn::Zero(df)),
-                      hn::BitCast(df, hn::And(dyv, high))));
+      so = hn::Add(so, to);
       eo = hn::Add(eo, Binade(df, so));
     }
     hn::Store(se, df, sv);

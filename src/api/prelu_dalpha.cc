@@ -951,7 +951,8 @@ void SumOneElementTask(const OneElementJob& job, size_t task) {
   }
 }
 
-// SumDalpha's one alpha element on `tasks` threads (OneElementJob): true
+// SumDalpha's one alpha element on `tasks` threads (OneElementJob), x not
+// empty (SumDalpha starts threads for 512 KiB of x and dy or more): true
 // with out[0] set where the bound decides; false where it does not, or
 // where the element has no contiguous runs or no float64 runs kernel
 // (then SumRange).
@@ -962,9 +963,6 @@ bool SumOneElement(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   const cpu::BoundedRunsKernel kernel = BoundedRunsOf(p);
   if (kernel == nullptr) return false;
   const std::vector<int64_t> shape = ViewShape(p);
-  for (int64_t d : shape) {
-    if (d == 0) return false;
-  }
   const Dims dims = MergedDims(shape.data(), shape.size(), p.x, p.dy);
   const size_t outer = dims.extent.size() - 1;
   if (dims.xs[outer] != 1 || dims.dys[outer] != 1) return false;
@@ -1010,15 +1008,14 @@ bool DalphaByRows(const PreluPlan& p) {
 void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
                const std::vector<int64_t>& dy_offsets,
                const lrelu_thread_pool_t* run_pool, uint64_t* out) {
-  size_t tasks = p.threads != 0 ? p.threads : run_pool->concurrency;
   const int64_t bytes =
       p.x.n * static_cast<int64_t>(lrelu_dtype_size(p.dtype)) * 2;
-  tasks = std::min<size_t>(
-      {tasks, static_cast<size_t>(p.alpha_count),
-       static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes))});
+  // Threads worth starting (one per kMinTaskBytes of x and dy at most),
+  // and tasks of whole alpha elements.
   const size_t threads = std::min<size_t>(
       p.threads != 0 ? p.threads : run_pool->concurrency,
       static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes)));
+  const size_t tasks = std::min(threads, static_cast<size_t>(p.alpha_count));
   if (DalphaByRows(p)) {
     SumByRows(p, run_pool, out);
   } else if (p.alpha_count == 1 && threads > 1) {

@@ -29,11 +29,13 @@ struct RowJob {
   int64_t rows;
   int64_t per_task;
   bool stream = false;  // non-temporal stores: fenced at the end of a run
-  // float16 forward out of place where the invalid flag works: the round
-  // trip's kernels for rows whose alphas are all positive and finite
-  // (cpu/prelu_rows.h); NULL otherwise.
-  cpu::PreluRowKernel kernel_round_trip = nullptr;
-  cpu::PreluPlanesKernel planes_round_trip = nullptr;
+  // The kernels for rows whose alphas are all positive and finite
+  // (cpu/prelu_rows.h), NULL where there are none: float16's round trip
+  // (forward, out of place, where the invalid flag works; `checked`: the
+  // flag is read around them) and bfloat16's sign test (forward).
+  cpu::PreluRowKernel kernel_positive = nullptr;
+  cpu::PreluPlanesKernel planes_positive = nullptr;
+  bool checked = false;
   // The 16-bit alphas' widening to float32 (cpu/prelu_rows.h).
   cpu::WidenAlphasKernel widen = nullptr;
 };
@@ -138,9 +140,10 @@ class Buffer {
   T* data_ = small_;
 };
 
-// round_trip: rows whose alphas allow it take job's round-trip kernels
-// (RunRowsChecked reads the flag around them).
-void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
+// positive: rows whose alphas allow it take job's kernels for positive
+// alphas (RunRowsChecked reads the flag around float16's).
+void RunRows(const RowJob& job, int64_t begin, int64_t end,
+             bool positive_kernels) {
   const RowOperands& p = *job.ops;
   const RowLayout& l = *job.layout;
   cpu::DefaultFloatEnv env;
@@ -198,7 +201,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
   // negative strides: kNone marks "nothing loaded".
   constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
   int64_t plane_ao = kNone, plane_k = 0;  // offset and count in plane_a*
-  bool plane_positive = false;            // plane_a32 allows the round trip
+  bool plane_positive = false;  // plane_a32 allows the positive kernels
   int64_t xo = 0, vo = 0, oo = 0, ao = 0;
   std::fill(idx, idx + last, 0);
   // Row `begin`'s indices and offsets (from row 0 all zero: no divisions).
@@ -214,7 +217,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
                 as = l.as[last];
   int64_t loaded = kNone;   // alpha offset of the row in a32/a64
   bool t64_filled = false;  // a64 holds the row too (see below)
-  bool positive = false;    // the loaded row's alphas allow the round trip
+  bool positive = false;    // the loaded row's alphas allow them too
   for (int64_t row = begin; row < end; ++row) {
     const char* xp = p.x + xo * e;
     const char* vp = p.v + vo * e;
@@ -258,7 +261,8 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
         done += k;
       }
       loaded = ao;
-      positive = round_trip && per_element && AllPositiveFinite(t32, distinct);
+      positive =
+          positive_kernels && per_element && AllPositiveFinite(t32, distinct);
     }
     const float* t32 = a32.data() + shift;
     double* t64 = a64.data() + shift;
@@ -276,7 +280,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
       // row, in one call.
       const int64_t k =
           fuse ? std::min(l.extent[last - 1] - idx[last - 1], end - row) : 1;
-      (positive ? job.kernel_round_trip : job.kernel)(
+      (positive ? job.kernel_positive : job.kernel)(
           {vp, xp, op, wide ? nullptr : t32, wide ? t64 : nullptr,
            static_cast<size_t>(length * k), period});
       // The last call: nothing more to step. After a run longer than the
@@ -335,10 +339,10 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
         plane_ao = ao;
         plane_k = loads;
         plane_positive =
-            round_trip && !wide &&
+            positive_kernels && !wide &&
             AllPositiveFinite(plane_a32, static_cast<size_t>(loads));
       }
-      (!direct && plane_positive ? job.planes_round_trip : job.planes)(
+      (!direct && plane_positive ? job.planes_positive : job.planes)(
           {vp, xp, op, a32p, a64p, static_cast<size_t>(length),
            static_cast<size_t>(k), static_cast<size_t>(loads)});
       if (row + k >= end) break;  // the last call (see above)
@@ -397,7 +401,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end, bool round_trip) {
 // it is untouched).
 void RunRowsChecked(const RowJob& job, int64_t begin, int64_t end) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (job.kernel_round_trip != nullptr) {
+  if (job.checked) {
     cpu::DefaultFloatEnv env;  // the flag is read and set inside it
     const auto n = static_cast<size_t>(
         (end - begin) * job.layout->extent[job.layout->rank - 1]);
@@ -407,7 +411,7 @@ void RunRowsChecked(const RowJob& job, int64_t begin, int64_t end) {
     return;
   }
 #endif
-  RunRows(job, begin, end, false);
+  RunRows(job, begin, end, job.kernel_positive != nullptr);
 }
 
 }  // namespace
@@ -498,8 +502,13 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
                                                     : rows.widen_half;
   if (p.dtype == LRELU_DTYPE_FLOAT16 && !p.backward && p.out != p.x &&
       !p.reference && job.scalar->half_round_trip) {
-    job.kernel_round_trip = rows.row_round_trip[stream ? 1 : 0];
-    job.planes_round_trip = rows.planes_round_trip[stream ? 1 : 0];
+    job.kernel_positive = rows.row_round_trip[stream ? 1 : 0];
+    job.planes_positive = rows.planes_round_trip[stream ? 1 : 0];
+    job.checked = true;
+  }
+  if (p.dtype == LRELU_DTYPE_BFLOAT16 && !p.backward && !p.reference) {
+    job.kernel_positive = rows.row_bfloat16_positive[stream ? 1 : 0];
+    job.planes_positive = rows.planes_bfloat16_positive[stream ? 1 : 0];
   }
   job.rows = p.n / layout.extent[layout.rank - 1];
   const lrelu_thread_pool_t* pool =

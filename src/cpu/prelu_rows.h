@@ -11,9 +11,11 @@
 
 namespace lrelu::cpu {
 
-// The most lanes of any target's vector of the compute type (16 floats with
-// AVX-512): how far past `period` the row kernels read alpha.
-constexpr size_t kAlphaSlack = 16;
+// How far past `period` the row kernels read alpha: twice the most lanes of
+// any target's vector of the compute type (16 floats with AVX-512), as
+// bfloat16's rows on AVX-512 align out to two such vectors (64 bytes), so
+// their vectors start up to 31 elements into the row.
+constexpr size_t kAlphaSlack = 32;
 
 // v, s, out: n contiguous, element-aligned elements of the dtype; out may be
 // v or s exactly (never with non-temporal stores). alpha32 (32/16-bit dtypes)
@@ -68,11 +70,16 @@ using WidenAlphasKernel = void (*)(const uint16_t* bits, size_t n, float* out);
 // KernelTable::half_round_trip says the flag works, and runs the task again
 // with row/planes where the flag was raised (RoundTripOrExact,
 // invalid_flag.h).
+// row_bfloat16_positive, planes_bfloat16_positive [stream]: bfloat16's
+// forward pass (in place too) with every alpha positive and finite, the
+// same bits as row/planes with a cheaper sign test.
 struct PreluRowTable {
   PreluRowKernel row[kNumDTypes][2][2];
   PreluPlanesKernel planes[kNumDTypes][2][2];
   PreluRowKernel row_round_trip[2];
   PreluPlanesKernel planes_round_trip[2];
+  PreluRowKernel row_bfloat16_positive[2];
+  PreluPlanesKernel planes_bfloat16_positive[2];
   WidenAlphasKernel widen_half;      // float16 alphas
   WidenAlphasKernel widen_bfloat16;  // bfloat16 alphas
 };

@@ -575,7 +575,7 @@ TEST(Prelu, RowsWithSplitAndPermutedAlphas) {
 // their 64-byte vectors in halves in the first case). The head, the
 // streamed body and the tail all run, on every target, for planes (NCHW:
 // one alpha per row, blended at the seams) and per-element rows (NHWC),
-// forward and dx.
+// forward and dx, with random alphas and then positive ones.
 TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
   std::mt19937_64 rng(7);
   for (lrelu_dtype_t dtype : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_BFLOAT16}) {
@@ -590,45 +590,53 @@ TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
       Tensor x = Random(dtype, shape, rng, true);
       Tensor dy = Random(dtype, shape, rng, true);
       Tensor alpha = Random(dtype, ashape, rng, false);
-      std::vector<unsigned char> buffer((x.n() + 1) * e + 128);
-      const auto base = reinterpret_cast<uintptr_t>(buffer.data());
-      unsigned char* const aligned = buffer.data() + (64 - base % 64);
-      const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
-      for (const size_t lead : {size_t{0}, size_t{32}}) {
-        unsigned char* const out = aligned + lead;
-        const lrelu_tensor_t to = {out + e, dtype,
-                                   static_cast<int32_t>(shape.size()),
-                                   shape.data(), nullptr};
-        const size_t bytes = x.n() * e;
-        // The oracle's bytes (variant "reference": src/reference element by
-        // element); every target and thread count must give the same.
-        lrelu_options_t ro;
-        lrelu_options_init(&ro);
-        ro.variant = "reference";
-        ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
-        const std::vector<unsigned char> want_y(out + e, out + e + bytes);
-        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &ro),
-                  LRELU_STATUS_OK);
-        const std::vector<unsigned char> want_dx(out + e, out + e + bytes);
-        for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
-          for (size_t threads : {1, 2}) {
-            const Setting r = {lrelu_cpu_target_name(t), threads};
-            const std::string what = std::string(lrelu_dtype_name(dtype)) +
-                                     (nhwc ? " NHWC " : " NCHW ") + r.target +
-                                     " threads " + std::to_string(threads) +
-                                     " lead " + std::to_string(lead);
-            const lrelu_options_t o = Options(r);
-            std::fill(out, out + e + bytes, 0xA5);
-            ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
-                << what << ": " << lrelu_last_error();
-            ASSERT_EQ(out[0], 0xA5) << what << ": wrote before y";
-            ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), out + e))
-                << what;
-            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
-                      LRELU_STATUS_OK)
-                << what << ": " << lrelu_last_error();
-            ASSERT_TRUE(std::equal(want_dx.begin(), want_dx.end(), out + e))
-                << what;
+      // Positive alphas in a second round: bfloat16's forward pass takes
+      // its own kernels for them.
+      for (int round = 0; round < 2; ++round) {
+        for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
+          const uint64_t b = alpha.Bits(i) & (e == 2 ? 0x7fffu : 0x7fffffffu);
+          StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
+        }
+        std::vector<unsigned char> buffer((x.n() + 1) * e + 128);
+        const auto base = reinterpret_cast<uintptr_t>(buffer.data());
+        unsigned char* const aligned = buffer.data() + (64 - base % 64);
+        const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
+        for (const size_t lead : {size_t{0}, size_t{32}}) {
+          unsigned char* const out = aligned + lead;
+          const lrelu_tensor_t to = {out + e, dtype,
+                                     static_cast<int32_t>(shape.size()),
+                                     shape.data(), nullptr};
+          const size_t bytes = x.n() * e;
+          // The oracle's bytes (variant "reference": src/reference element by
+          // element); every target and thread count must give the same.
+          lrelu_options_t ro;
+          lrelu_options_init(&ro);
+          ro.variant = "reference";
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
+          const std::vector<unsigned char> want_y(out + e, out + e + bytes);
+          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &ro),
+                    LRELU_STATUS_OK);
+          const std::vector<unsigned char> want_dx(out + e, out + e + bytes);
+          for (size_t t = 0; t < lrelu_cpu_target_count(); ++t) {
+            for (size_t threads : {1, 2}) {
+              const Setting r = {lrelu_cpu_target_name(t), threads};
+              const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                       (nhwc ? " NHWC " : " NCHW ") + r.target +
+                                       " threads " + std::to_string(threads) +
+                                       " lead " + std::to_string(lead);
+              const lrelu_options_t o = Options(r);
+              std::fill(out, out + e + bytes, 0xA5);
+              ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
+                  << what << ": " << lrelu_last_error();
+              ASSERT_EQ(out[0], 0xA5) << what << ": wrote before y";
+              ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), out + e))
+                  << what;
+              ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
+                        LRELU_STATUS_OK)
+                  << what << ": " << lrelu_last_error();
+              ASSERT_TRUE(std::equal(want_dx.begin(), want_dx.end(), out + e))
+                  << what;
+            }
           }
         }
       }
@@ -704,6 +712,109 @@ TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
                                            ValueOf(dtype, alpha.Bits(k))),
                       "")
                 << what << " dx element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// bfloat16's rows on AVX-512 align y to 64 bytes (two float32 vectors), so
+// a call's first vector starts up to 31 elements in, NCHW planes of whole
+// 64-element groups meet inside a group at any lane, and other planes of
+// 32 elements or more (7x7, 70) go in 32-element vectors, one across each
+// seam. The forward pass with every alpha positive and finite takes its
+// own kernels (a sign test that lets -0 through: -0 * alpha is -0). x
+// holds -0, both infinities and NaNs of both signs among random bits; y
+// starts at every element offset of a 64-byte line, with x at the same
+// offset, one element further, or y itself (in place); alphas of both
+// signs, then positive ones. Every target and thread count gives the
+// oracle's bits, forward and dx.
+TEST(Prelu, BFloat16RowsAtEveryLineOffset) {
+  const lrelu_dtype_t dtype = LRELU_DTYPE_BFLOAT16;
+  std::mt19937_64 rng(64);
+  struct Case {
+    std::vector<int64_t> shape, ashape;
+  };
+  const std::vector<Case> cases = {
+      {{1, 5, 1, 64}, {5, 1, 1}},   // planes of one group
+      {{2, 3, 1, 128}, {3, 1, 1}},  // two groups, batches
+      {{1, 4, 1, 192}, {4, 1, 1}},  // three groups
+      {{1, 6, 1, 70}, {6, 1, 1}},   // planes off the groups
+      {{2, 5, 7, 7}, {5, 1, 1}},    // 49: about one seam a vector
+      {{1, 4, 1, 32}, {4, 1, 1}},   // one vector a plane
+      {{1, 4, 1, 33}, {4, 1, 1}},
+      {{1, 3, 1, 63}, {3, 1, 1}},
+      {{1, 5, 1, 24}, {5, 1, 1}},  // shorter than a vector
+      {{7, 64}, {64}},             // NHWC: alphas held in registers
+      {{3, 96}, {96}},             // NHWC: split alphas
+      {{2, 600}, {600}},           // NHWC: runs of split alphas
+  };
+  const uint16_t specials[] = {0x8000, 0x0000, 0xff80, 0x7f80, 0xffc0,
+                               0xff81, 0x7fc1, 0x7f81, 0x8001, 0x0001};
+  for (const Case& c : cases) {
+    Tensor x = Random(dtype, c.shape, rng, true);
+    for (size_t i = 0; i < x.n(); i += 7) {
+      StoreBits(dtype, x.bytes.data(), i, specials[(i / 7) % 10]);
+    }
+    Tensor dy = Random(dtype, c.shape, rng, true);
+    const lrelu_tensor_t tdy = dy.View();
+    Tensor alpha = Random(dtype, c.ashape, rng, false);
+    const size_t bytes = x.bytes.size();
+    const auto rank = static_cast<int32_t>(c.shape.size());
+    std::vector<unsigned char> xb(bytes + 256), yb(bytes + 256);
+    const auto line = [](std::vector<unsigned char>& b) {
+      return b.data() + (64 - reinterpret_cast<uintptr_t>(b.data()) % 64);
+    };
+    for (int round = 0; round < 2; ++round) {
+      for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
+        const uint64_t b = alpha.Bits(i) & 0x7fffu;  // positive, not 0
+        StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 0x0001 : b);
+      }
+      const lrelu_tensor_t ta = alpha.View();
+      for (size_t offset = 0; offset < 34; ++offset) {
+        unsigned char* const y = line(yb) + offset * 2;
+        // x at y's offset, one element further, or y itself (in place).
+        for (int mode = 0; mode < 3; ++mode) {
+          unsigned char* const xp =
+              mode == 2 ? y : line(xb) + (offset + (mode == 1 ? 1 : 0)) * 2;
+          const lrelu_tensor_t tx = {xp, dtype, rank, c.shape.data(), nullptr};
+          const lrelu_tensor_t ty = {y, dtype, rank, c.shape.data(), nullptr};
+          lrelu_options_t ro;
+          lrelu_options_init(&ro);
+          ro.variant = "reference";
+          std::memcpy(xp, x.bytes.data(), bytes);
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &ty, &ro), LRELU_STATUS_OK);
+          const std::vector<unsigned char> want(y, y + bytes);
+          std::memcpy(xp, x.bytes.data(), bytes);
+          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &ty, nullptr, &ro),
+                    LRELU_STATUS_OK);
+          const std::vector<unsigned char> want_dx(y, y + bytes);
+          for (const Setting& r : Settings()) {
+            const std::string what =
+                "shape " + std::to_string(c.shape[1]) + "x" +
+                std::to_string(c.shape.back()) + " round " +
+                std::to_string(round) + " offset " + std::to_string(offset) +
+                " mode " + std::to_string(mode) + " " + r.target + " threads " +
+                std::to_string(r.threads);
+            const lrelu_options_t o = Options(r);
+            for (int pass = 0; pass < 2; ++pass) {  // forward, dx
+              std::memcpy(xp, x.bytes.data(), bytes);
+              if (mode != 2) std::fill(y, y + bytes, 0xA5);
+              ASSERT_EQ(pass == 0 ? lrelu_prelu(&tx, &ta, &ty, &o)
+                                  : lrelu_prelu_backward(&tdy, &tx, &ta, &ty,
+                                                         nullptr, &o),
+                        LRELU_STATUS_OK)
+                  << what << ": " << lrelu_last_error();
+              const unsigned char* const expected =
+                  (pass == 0 ? want : want_dx).data();
+              for (size_t i = 0; i < x.n(); ++i) {
+                ASSERT_EQ(Hex(LoadBits(dtype, y, i), 4),
+                          Hex(LoadBits(dtype, expected, i), 4))
+                    << what << (pass == 0 ? " y" : " dx") << " element " << i
+                    << " x " << Hex(x.Bits(i), 4);
+              }
+            }
           }
         }
       }

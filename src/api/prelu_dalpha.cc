@@ -243,6 +243,10 @@ cpu::BoundedRunsKernel Runs32Of(const PreluPlan& p) {
   const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
   return k == 1 || k == 2 ? BoundedFor(p).runs32[k - 1] : nullptr;
 }
+// The most terms of an element whose 16-bit sums go in float32 (SumRange).
+int64_t Terms32(const PreluPlan& p) {
+  return p.dtype == LRELU_DTYPE_FLOAT16 ? 4096 : 1 << 20;
+}
 // p's rows kernel for bfloat16 summed in float32, for NHWC tensors of at
 // most kRowsOneRun rows; NULL otherwise. What it leaves undecided (a share
 // that grows as the square root of the rows: ~0.5-1 % of normally
@@ -442,7 +446,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   // bfloat16 ~1.5 % at 1 Ki, ~9 % at 1 Mi), and each costs a float64 pass
   // more (float16, 64 Ki terms an element: 1.25-1.45x the float64 sums'
   // time).
-  const int64_t terms32 = p.dtype == LRELU_DTYPE_FLOAT16 ? 4096 : 1 << 20;
+  const int64_t terms32 = Terms32(p);
   const cpu::BoundedRunsKernel sums32 =
       contiguous && rows * inner <= terms32 ? Runs32Of(p) : nullptr;
   const cpu::BoundedRunsKernel runs32 = short_runs ? sums32 : nullptr;
@@ -905,34 +909,36 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
   }
 }
 
-// One alpha element (alpha of shape [1], as nn.PReLU()'s default) over
-// many threads: its contiguous runs in chunks of at most kBoundedRun, the
-// chunks split evenly among the tasks, each task's chunks through the
-// float64 runs kernel (as SumRange's long planes, four side by side) into
-// its own BoundedSum; the tasks' sums merged (TwoSum: the decision and
-// the bits do not depend on the split). Undecided, SumRange sums it again
-// on one thread (its float64 and exact paths).
-struct OneElementJob {
+// A few alpha elements over more threads than whole elements keep busy
+// (alpha of shape [1], nn.PReLU()'s default; three channels on two
+// threads): each element's contiguous runs in chunks of at most
+// kBoundedRun, the elements' chunks one sequence split evenly among the
+// tasks, a task's chunks of an element through the float64 runs kernel
+// (as SumRange's long planes, four side by side) into its own BoundedSum
+// for that element; each element's sums merged (TwoSum: the decision and
+// the bits do not depend on the split). An element left undecided is
+// summed again by SumRange on one thread (its float64 and exact paths).
+struct FewElementsJob {
   const PreluPlan* p;
   const Dims* dims;
-  int64_t x0, dy0;        // the element's first x and dy, in elements
+  const int64_t* x0;      // each element's first x, in elements
+  const int64_t* dy0;     // and dy
   int64_t inner, length;  // run length; chunk length (the last shorter)
-  int64_t chunks, units;  // chunks a run; runs * chunks
-  int64_t per_task;       // units a task
+  int64_t chunks, units;  // chunks a run; an element's runs * chunks
+  int64_t count;          // elements
+  int64_t per_task;       // units (of count * units) a task
   cpu::BoundedRunsKernel kernel;
-  cpu::BoundedSum* partial;  // [task]
+  cpu::BoundedSum* partial;  // [task * count + element]
 };
 
-void SumOneElementTask(const OneElementJob& job, size_t task) {
-  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
-  const int64_t end = std::min(begin + job.per_task, job.units);
-  if (begin >= end) return;
-  cpu::DefaultFloatEnv env;
+// Units [begin, end) of element e into *sum.
+void SumElementUnits(const FewElementsJob& job, int64_t e, int64_t begin,
+                     int64_t end, cpu::BoundedSum* sum) {
   const Dims& d = *job.dims;
   const size_t outer = d.extent.size() - 1;
   // The odometer at run begin / chunks.
   std::vector<int64_t> idx(outer, 0);
-  int64_t xo = job.x0, dyo = job.dy0;
+  int64_t xo = job.x0[e], dyo = job.dy0[e];
   int64_t r = begin / job.chunks;
   for (size_t k = outer; k-- > 0;) {
     idx[k] = r % d.extent[k];
@@ -945,21 +951,34 @@ void SumOneElementTask(const OneElementJob& job, size_t task) {
     const int64_t first = u % job.chunks;
     const int64_t last = std::min(job.chunks, first + (end - u));
     AddChunks(*job.p, job.kernel, xo, dyo, job.inner, job.length, first, last,
-              &job.partial[task]);
+              sum);
     u += last - first;
     if (last == job.chunks) Advance(d, outer, 1, &idx, &xo, &dyo);
   }
 }
 
-// SumDalpha's one alpha element on `tasks` threads (OneElementJob), x not
-// empty (SumDalpha starts threads for 512 KiB of x and dy or more): true
-// with out[0] set where the bound decides; false where it does not, or
-// where the element has no contiguous runs or no float64 runs kernel
-// (then SumRange).
-bool SumOneElement(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
-                   const std::vector<int64_t>& dy_offsets,
-                   const lrelu_thread_pool_t* pool, size_t tasks,
-                   uint64_t* out) {
+void SumFewElementsTask(const FewElementsJob& job, size_t task) {
+  const int64_t begin = static_cast<int64_t>(task) * job.per_task;
+  const int64_t end = std::min(begin + job.per_task, job.count * job.units);
+  cpu::DefaultFloatEnv env;
+  for (int64_t u = begin; u < end;) {
+    const int64_t e = u / job.units;
+    const int64_t stop = std::min(end, (e + 1) * job.units);
+    SumElementUnits(job, e, u - e * job.units, stop - e * job.units,
+                    &job.partial[static_cast<size_t>(
+                        static_cast<int64_t>(task) * job.count + e)]);
+    u = stop;
+  }
+}
+
+// SumDalpha's few alpha elements on `tasks` threads (FewElementsJob), x
+// not empty (SumDalpha starts threads for 512 KiB of x and dy or more):
+// true with every out[k] set; false, having done nothing, where the
+// elements have no contiguous runs or no float64 runs kernel.
+bool SumFewElements(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
+                    const std::vector<int64_t>& dy_offsets,
+                    const lrelu_thread_pool_t* pool, size_t tasks,
+                    uint64_t* out) {
   const cpu::BoundedRunsKernel kernel = BoundedRunsOf(p);
   if (kernel == nullptr) return false;
   const std::vector<int64_t> shape = ViewShape(p);
@@ -972,22 +991,43 @@ bool SumOneElement(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
   const int64_t length = ChunkLength(inner);
   const int64_t chunks = (inner + length - 1) / length;
   const int64_t units = rows * chunks;
-  tasks = std::min(tasks, static_cast<size_t>(units));
-  std::vector<cpu::BoundedSum> partial(tasks);
+  const int64_t count = p.alpha_count;
+  tasks = std::min(tasks, static_cast<size_t>(count * units));
+  std::vector<cpu::BoundedSum> partial(tasks * static_cast<size_t>(count));
   const auto t = static_cast<int64_t>(tasks);
-  OneElementJob job{
-      &p,     &dims, x_offsets[0],        dy_offsets[0], inner,         length,
-      chunks, units, (units + t - 1) / t, kernel,        partial.data()};
+  FewElementsJob job{&p,
+                     &dims,
+                     x_offsets.data(),
+                     dy_offsets.data(),
+                     inner,
+                     length,
+                     chunks,
+                     units,
+                     count,
+                     (count * units + t - 1) / t,
+                     kernel,
+                     partial.data()};
   pool->parallel_for(
       pool->pool_context,
       [](void* ctx, size_t i) {
-        SumOneElementTask(*static_cast<const OneElementJob*>(ctx), i);
+        SumFewElementsTask(*static_cast<const FewElementsJob*>(ctx), i);
       },
       &job, tasks);
-  cpu::BoundedSum total = partial[0];
-  for (size_t k = 1; k < tasks; ++k) total.Merge(partial[k]);
-  cpu::DefaultFloatEnv env;
-  return cpu::RoundIfCertain(total, reference::FormatOf(p.dalpha.dtype), out);
+  const reference::Format format = reference::FormatOf(p.dalpha.dtype);
+  for (int64_t e = 0; e < count; ++e) {
+    cpu::BoundedSum total = partial[static_cast<size_t>(e)];
+    for (size_t k = 1; k < tasks; ++k) {
+      total.Merge(
+          partial[k * static_cast<size_t>(count) + static_cast<size_t>(e)]);
+    }
+    bool decided = false;
+    {
+      cpu::DefaultFloatEnv env;
+      decided = cpu::RoundIfCertain(total, format, &out[e]);
+    }
+    if (!decided) SumRange(p, x_offsets, dy_offsets, e, e + 1, out);
+  }
+  return true;
 }
 
 struct SumTask {
@@ -1016,12 +1056,23 @@ void SumDalpha(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
       p.threads != 0 ? p.threads : run_pool->concurrency,
       static_cast<size_t>(std::max<int64_t>(1, bytes / kMinTaskBytes)));
   const size_t tasks = std::min(threads, static_cast<size_t>(p.alpha_count));
+  // Fewer elements than make whole elements an even split (one on two
+  // threads; three on two, where one thread summed two while the other
+  // summed one) go through every thread each, in float64 runs; not 16-bit
+  // elements that SumRange sums in float32 (~0.6x the float64 runs' time:
+  // whole elements a thread were quicker, bfloat16 5 channels on two
+  // threads 0.5-0.6x), but for a lone element.
+  const auto count = static_cast<size_t>(p.alpha_count);
+  const bool sums32 =
+      Runs32Of(p) != nullptr && p.x.n / p.alpha_count <= Terms32(p);
+  const bool few =
+      threads > 1 &&
+      (count == 1 || (!sums32 && count % threads != 0 && count < 4 * threads));
   if (DalphaByRows(p)) {
     SumByRows(p, run_pool, out);
-  } else if (p.alpha_count == 1 && threads > 1) {
-    if (!SumOneElement(p, x_offsets, dy_offsets, run_pool, threads, out)) {
-      SumRange(p, x_offsets, dy_offsets, 0, 1, out);
-    }
+  } else if (few &&
+             SumFewElements(p, x_offsets, dy_offsets, run_pool, threads, out)) {
+    // Done.
   } else if (tasks <= 1) {
     SumRange(p, x_offsets, dy_offsets, 0, p.alpha_count, out);
   } else {

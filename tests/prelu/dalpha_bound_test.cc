@@ -1116,6 +1116,55 @@ TEST(DalphaBound, PublicCallOneAlphaElement) {
   }
 }
 
+// A few alpha elements (3 and 5 channels of [2, C, L]) on more threads
+// than whole elements split evenly: every element's chunks share the
+// tasks (SumFewElements). Normal terms, with a midpoint and a lost tail in
+// the second channel; every target and 1, 2, 3, 7 threads; a chunk summed
+// into the wrong element or dropped fails it.
+TEST(DalphaBound, PublicCallFewAlphaElements) {
+  std::mt19937_64 rng(16);
+  for (lrelu_dtype_t dtype : kDTypes) {
+    for (int64_t channels : {int64_t{3}, int64_t{5}}) {
+      const int64_t batch = 2, length = 40001;
+      const auto plane = static_cast<size_t>(length);
+      const size_t n = static_cast<size_t>(batch * channels) * plane;
+      Terms t = Normal(dtype, n, rng);
+      for (const Terms& edge : {Midpoint(dtype), LostTail(dtype)}) {
+        for (size_t i = 0; i < edge.x.size(); ++i) {  // channel 1, image 1
+          const size_t at = (static_cast<size_t>(channels) + 1) * plane +
+                            i * (plane / edge.x.size());
+          t.x[at] = edge.x[i];
+          t.dy[at] = edge.dy[i];
+        }
+      }
+      std::vector<uint64_t> want;
+      for (int64_t c = 0; c < channels; ++c) {
+        Terms ct;
+        for (int64_t b = 0; b < batch; ++b) {
+          const size_t first = static_cast<size_t>(b * channels + c) * plane;
+          ct.x.insert(ct.x.end(), t.x.begin() + first,
+                      t.x.begin() + first + plane);
+          ct.dy.insert(ct.dy.end(), t.dy.begin() + first,
+                       t.dy.begin() + first + plane);
+        }
+        want.push_back(ExactDalpha(dtype, ct.x, ct.dy, dtype));
+      }
+      std::vector<unsigned char> x = StoredBits(dtype, t.x),
+                                 dy = StoredBits(dtype, t.dy);
+      std::vector<unsigned char> alpha(static_cast<size_t>(channels) *
+                                       lrelu_dtype_size(dtype));
+      const std::vector<int64_t> xshape = {batch, channels, length};
+      const std::vector<int64_t> ashape = {channels, 1};
+      const lrelu_tensor_t tx{x.data(), dtype, 3, xshape.data(), nullptr};
+      const lrelu_tensor_t tdy{dy.data(), dtype, 3, xshape.data(), nullptr};
+      const lrelu_tensor_t ta{alpha.data(), dtype, 2, ashape.data(), nullptr};
+      ExpectDalphaEverywhere(tdy, tx, ta, want,
+                             std::string(lrelu_dtype_name(dtype)) + " C " +
+                                 std::to_string(channels));
+    }
+  }
+}
+
 // bfloat16 NHWC through the public call where its rows are summed in
 // float32 (64 channels or more, at most 256 rows): every target and 1, 2,
 // 3, 7 threads give the oracle's bits, with channels that the float32 sums

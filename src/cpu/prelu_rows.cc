@@ -441,27 +441,6 @@ HWY_INLINE SplitWalk SplitAt(const float* split, size_t half, size_t j) {
 }
 #endif
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// Words4's alphas for a group of 64 elements whose first o take one alpha
-// and the rest the next, by parity and without permutes (they made NCHW
-// rows of 128 bfloat16 elements ~10 % slower): in Words4's vector w
-// (elements 32w to 32w + 31), 32-bit lane m holds elements 32w + 2m (even)
-// and 32w + 2m + 1 (odd). A set bit takes the first alpha.
-struct SeamMasks {
-  __mmask16 even[2];
-  __mmask16 odd[2];
-};
-HWY_INLINE SeamMasks SeamMasksAt(size_t o) {
-  SeamMasks m{};
-  for (size_t w = 0; w < 2; ++w) {
-    const size_t left = o > 32 * w ? std::min<size_t>(o - 32 * w, 32) : 0;
-    m.even[w] = static_cast<__mmask16>((1u << ((left + 1) / 2)) - 1u);
-    m.odd[w] = static_cast<__mmask16>((1u << (left / 2)) - 1u);
-  }
-  return m;
-}
-#endif
-
 // Whether R's four vectors go through Words4.
 template <class R>
 constexpr bool kWords = (HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL) &&
@@ -494,27 +473,31 @@ HWY_INLINE void Step4Any(DF df, const typename R::T* v, const typename R::T* s,
 
 // The lanes of a seam group (NCHW planes: four vectors whose first o
 // elements, 2 * lanes < o < 4 * lanes, take one row's alpha and the rest
-// the next row's) that take the first alpha, computed once per call.
+// the next row's) that take the first alpha, computed once per call: for
+// Step4's vectors 2 and 3, and by parity for bfloat16's Words and Pairs,
+// whose vector w (2 * lanes elements) holds elements 2 * lanes * w + 2m
+// (even) and + 2m + 1 (odd) in 32-bit lane m: blends where four permutes
+// were (they made NCHW rows of 128 bfloat16 elements ~10 % slower on
+// AVX-512).
 template <class DF>
 struct Seam {
   hn::Mask<DF> before2;  // of vector 2
   hn::Mask<DF> before3;  // of vector 3
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  SeamMasks words;  // Words4's
-#endif
+  hn::Mask<DF> even[2];  // of Words' or Pairs' vectors 0 and 1
+  hn::Mask<DF> odd[2];
 };
 
 template <class DF>
 HWY_INLINE Seam<DF> SeamAt(DF d, size_t o) {
   const size_t lanes = hn::Lanes(d);
-  return {
-    hn::FirstN(d, o > 2 * lanes ? std::min(lanes, o - 2 * lanes) : 0),
-        hn::FirstN(d, o > 3 * lanes ? o - 3 * lanes : 0)
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-            ,
-        SeamMasksAt(o)
-#endif
+  // The elements of Words' or Pairs' vector w before the seam.
+  const auto left = [&](size_t w) {
+    return o > 2 * lanes * w ? std::min(o - 2 * lanes * w, 2 * lanes) : 0;
   };
+  return {hn::FirstN(d, o > 2 * lanes ? std::min(lanes, o - 2 * lanes) : 0),
+          hn::FirstN(d, o > 3 * lanes ? o - 3 * lanes : 0),
+          {hn::FirstN(d, (left(0) + 1) / 2), hn::FirstN(d, (left(1) + 1) / 2)},
+          {hn::FirstN(d, left(0) / 2), hn::FirstN(d, left(1) / 2)}};
 }
 
 // Step4 across a seam: the first alpha av, the next one `next`.
@@ -522,20 +505,25 @@ template <class R, bool kForward, bool kStream, class DF>
 HWY_INLINE void Seam4(DF d, const typename R::T* v, const typename R::T* s,
                       typename R::T* out, hn::Vec<DF> av, hn::Vec<DF> next,
                       const Seam<DF>& seam) {
+  const auto pick = [&](hn::Mask<DF> m) { return hn::IfThenElse(m, av, next); };
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (kWords<R>) {
-    const SeamMasks& m = seam.words;
-    const __m512 even[2] = {_mm512_mask_blend_ps(m.even[0], next.raw, av.raw),
-                            _mm512_mask_blend_ps(m.even[1], next.raw, av.raw)};
-    const __m512 odd[2] = {_mm512_mask_blend_ps(m.odd[0], next.raw, av.raw),
-                           _mm512_mask_blend_ps(m.odd[1], next.raw, av.raw)};
+    const __m512 even[2] = {pick(seam.even[0]).raw, pick(seam.even[1]).raw};
+    const __m512 odd[2] = {pick(seam.odd[0]).raw, pick(seam.odd[1]).raw};
     Words4<kForward, kStream, kSignOnly<R>>(v, s, out, even, odd);
     return;
   }
+#elif HWY_TARGET == HWY_AVX2
+  if constexpr (kPairs<R>) {
+    Pairs4<kForward, kStream, kSignOnly<R>>(
+        v, s, out,
+        {{pick(seam.even[0]).raw, pick(seam.even[1]).raw},
+         {pick(seam.odd[0]).raw, pick(seam.odd[1]).raw}});
+    return;
+  }
 #endif
-  Step4Any<R, kForward, kStream>(d, v, s, out, av, av,
-                                 hn::IfThenElse(seam.before2, av, next),
-                                 hn::IfThenElse(seam.before3, av, next));
+  Step4Any<R, kForward, kStream>(d, v, s, out, av, av, pick(seam.before2),
+                                 pick(seam.before3));
 }
 
 // Step4 with one alpha for all four vectors (NCHW planes).
@@ -781,12 +769,6 @@ HWY_INLINE void WordVectors(const uint16_t* v, const uint16_t* s, uint16_t* out,
   Pairs<kVectors, kForward, kStream, kSignOnly>(v, s, out, even, odd);
 }
 HWY_INLINE WordAlpha WordAlphaOf(float a) { return _mm256_set1_ps(a); }
-// first's first k lanes, next's others.
-HWY_INLINE WordAlpha FirstLanes(size_t k, WordAlpha first, WordAlpha next) {
-  const hn::Full256<float> df;
-  using V = hn::Vec<decltype(df)>;
-  return hn::IfThenElse(hn::FirstN(df, k), V{first}, V{next}).raw;
-}
 #else
 using WordAlpha = __m512;
 constexpr size_t kWordLanes = 32;
@@ -797,12 +779,13 @@ HWY_INLINE void WordVectors(const uint16_t* v, const uint16_t* s, uint16_t* out,
   Words<kVectors, kForward, kStream, kSignOnly>(v, s, out, even, odd);
 }
 HWY_INLINE WordAlpha WordAlphaOf(float a) { return _mm512_set1_ps(a); }
-// first's first k lanes, next's others.
-HWY_INLINE WordAlpha FirstLanes(size_t k, WordAlpha first, WordAlpha next) {
-  return _mm512_mask_blend_ps(static_cast<__mmask16>((1u << k) - 1u), next,
-                              first);
-}
 #endif
+// first's first k lanes, next's others (WordAlpha is a float32 vector).
+HWY_INLINE WordAlpha FirstLanes(size_t k, WordAlpha first, WordAlpha next) {
+  const hn::ScalableTag<float> df;
+  using V = hn::Vec<decltype(df)>;
+  return hn::IfThenElse(hn::FirstN(df, k), V{first}, V{next}).raw;
+}
 
 // Planes' bfloat16 rows of length >= kWordLanes from element i (y
 // vector-aligned there) in vectors of kWordLanes elements: a vector inside

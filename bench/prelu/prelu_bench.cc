@@ -1,5 +1,6 @@
 // PReLU benchmark: per-channel alpha (NCHW [C,1,1], NHWC [C];
-// 64 and 512 channels) against scalar alpha on the same tensor (forward
+// 64 and 512 channels; 16-bit also 512 channels of 7x7) against scalar
+// alpha on the same tensor (forward
 // against LeakyReLU's forward, dx against LeakyReLU's gradient), dalpha
 // against one read of x and dy, and oneDNN's PReLU primitive when built
 // with it. In cache (64 Ki elements) and out of cache (16 Mi), float32;
@@ -141,9 +142,11 @@ void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
 
 // The forward pass and dx of n 16-bit elements (dtype, named dname; alpha's
 // value `alpha_bits`, per channel and as LeakyReLU's scalar) against
-// LeakyReLU's on the same tensor, 64 and 512 channels, NCHW and NHWC.
+// LeakyReLU's on the same tensor, `channels` channels (n / C elements
+// each), NCHW and NHWC.
 void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
                  void* x, void* dy, uint16_t alpha_bits, double alpha,
+                 const std::vector<int64_t>& channels,
                  const lrelu_options_t& o) {
   std::vector<uint16_t> y(static_cast<size_t>(n)), dx(y.size());
   const std::vector<int64_t> flat = {n};
@@ -151,7 +154,7 @@ void ForwardRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
                        ty = View(y.data(), flat, dtype),
                        tdy = View(dy, flat, dtype),
                        tdx = View(dx.data(), flat, dtype);
-  for (int64_t c : {int64_t{64}, int64_t{512}}) {
+  for (int64_t c : channels) {
     std::vector<uint16_t> a(static_cast<size_t>(c), alpha_bits);
     const int64_t hw = n / c;
     for (int layout = 0; layout < 2; ++layout) {
@@ -214,7 +217,13 @@ void SixteenBit(int reps, int64_t max_elements, const lrelu_options_t& o) {
       const char* dname = half ? "float16" : "bfloat16";
       const uint16_t quarter = half ? 0x3400u : 0x3e80u;  // 0.25
       ForwardRows(n, rounds, dtype, dname, x.data(), dy.data(), quarter, 0.25,
-                  o);
+                  {64, 512}, o);
+      // 512 channels of 7x7 (a CNN's last stage): planes shorter than two
+      // vectors, about one seam a vector.
+      if (n <= (1 << 20)) {
+        ForwardRows(512 * 49, rounds, dtype, dname, x.data(), dy.data(),
+                    quarter, 0.25, {512}, o);
+      }
       DalphaRows(n, rounds, dtype, dname, x.data(), dy.data(), quarter, o);
     }
   }

@@ -901,10 +901,6 @@ void Planes(const PreluPlanesArgs& args) {
       Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
                                       hn::Set(d1, a[i / length % period]));
     }
-    size_t r = i / length;
-    size_t j = r % period;           // row r's alpha
-    size_t seam = (r + 1) * length;  // end of row r
-    auto av = hn::Set(d, a[j]);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || \
     HWY_TARGET == HWY_AVX2
     if constexpr (kWords<R> || kPairs<R>) {
@@ -913,18 +909,17 @@ void Planes(const PreluPlanesArgs& args) {
       // element takes LeakyReLU's schedule; the vectors across a seam (one
       // seam at most) take their alphas by parity. The float32 steps below
       // widen and narrow each element: 512 channels of 7x7 took 3.6x
-      // LeakyReLU's time in cache on AVX-512, 2.1x on AVX2.
+      // LeakyReLU's time in cache on AVX-512, 2.1x on AVX2. The loop below
+      // takes what is left (less than one of those vectors).
       if (length >= kWordLanes) {
         PlanesWords<R, kForward, kStream>(v, s, out, a, length, period, n, i);
-        for (; i < n; ++i) {
-          Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
-                                          hn::Set(d1, a[i / length % period]));
-        }
-        if (kStream) hwy::FlushStream();
-        return;
       }
     }
 #endif
+    size_t r = i / length;
+    size_t j = r % period;           // row r's alpha
+    size_t seam = (r + 1) * length;  // end of row r
+    auto av = hn::Set(d, a[j]);
     while (i + lanes <= n) {
       // The vectors inside row r, four at a time, then one at a time.
       const size_t stop = std::min(seam, n);

@@ -1,5 +1,6 @@
-// lrelu emit --target wgsl|opencl|cuda --dtype D --variant scalar|vec4|prelu
-//            [--workgroup-size N] [-o FILE]
+// lrelu emit --target wgsl|opencl|cuda --dtype D
+//            --variant scalar|vec4|prelu|prelu-vec4 [--workgroup-size N]
+//            [-o FILE]
 // Prints the kernel source lrelu_kernel_source renders (docs/gpu.md).
 #include <cstdio>
 #include <iostream>

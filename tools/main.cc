@@ -255,8 +255,9 @@ void AddEmitCommand(CLI::App& app) {
                       "(wgsl: float32, float16)");
   command
       ->add_option("--variant", args->variant,
-                   "vec4 (default), scalar, or prelu (PReLU forward)")
-      ->check(CLI::IsMember({"scalar", "vec4", "prelu"}));
+                   "vec4 (default), scalar, or prelu (PReLU forward; "
+                   "prelu-vec4: its four-element WGSL template)")
+      ->check(CLI::IsMember({"scalar", "vec4", "prelu", "prelu-vec4"}));
   command->add_option("--workgroup-size", args->workgroup_size,
                       "WGSL workgroup size (default 256, at most 256)");
   command

@@ -259,13 +259,20 @@ def bench_document():
 
 
 # The forward pass's WGSL, hand-written files of the package, in the order
-# metadata.json lists them.
-TEMPLATE_FILES = ("prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl")
+# metadata.json lists them: template prelu (one u32 word an invocation) and
+# template prelu-vec4 (four elements an invocation), each with its own
+# per-dtype rule file.
+TEMPLATE_FILES = ("prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl",
+                  "prelu-vec4.wgsl.jinja", "prelu-vec4-f32.wgsl",
+                  "prelu-vec4-f16.wgsl")
 
 
 def webgpu_section():
-  """metadata.json's "webgpu": how liblrelu (lrelu_kernel_source, variant
-  "prelu") and the JavaScript module (kernel.prelu) render the templates."""
+  """metadata.json's "webgpu": how liblrelu (lrelu_kernel_source, variants
+  "prelu" and "prelu-vec4") and the JavaScript module (kernel.prelu)
+  render the templates. The top-level template, words and element_rule
+  are template prelu's (as before prelu-vec4 was added); "vec4" is the
+  same for template prelu-vec4, which renders alike."""
   return {
       "dtypes": ["float32", "float16"],
       "template": "prelu.wgsl.jinja",
@@ -297,6 +304,20 @@ def webgpu_section():
                  "outermost first, neighbouring axes merged)"),
       "dispatch": ("ceil(ceil(n / lanes) / workgroup_size) workgroups, in x "
                    "and y when that exceeds 65535"),
+      "vec4": {
+          "template": "prelu-vec4.wgsl.jinja",
+          "words": {"float32": {"word": "vec4<u32>", "lanes": 4},
+                    "float16": {"word": "vec2<u32>", "lanes": 4}},
+          "element_rule": {"float32": "prelu-vec4-f32.wgsl",
+                           "float16": "prelu-vec4-f16.wgsl"},
+          "description": (
+              "four elements per invocation (16-byte float32 or 8-byte "
+              "float16 words): the first element's alpha from one pass of "
+              "divisions, the next three by carrying the digits; the same "
+              "bindings, params and bits as the top-level template; "
+              "buffers hold whole words and Params.first is a multiple of "
+              "4; the JavaScript module's default"),
+      },
   }
 
 

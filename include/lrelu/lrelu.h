@@ -391,7 +391,8 @@ LRELU_API const char* lrelu_backend_unavailable_reason(lrelu_backend_t backend);
  * @param variant "scalar" or "vec4"; or "prelu": PReLU's forward kernel
  *   (wgsl: template prelu, entry point `forward`, alpha a storage buffer;
  *   opencl: lrelu.cl and prelu.cl, entry lrelu_prelu_<dtype>; cuda: entry
- *   lrelu_prelu_<dtype>; docs/gpu.md).
+ *   lrelu_prelu_<dtype>; docs/gpu.md); or "prelu-vec4" (wgsl only:
+ *   template prelu-vec4, four elements an invocation, the same bindings).
  * @param workgroup_size WGSL workgroup size, 0 = 256; ignored otherwise.
  * @param buffer receives the text and a NUL; NULL to ask for the length.
  * @param buffer_size bytes at buffer; must exceed the length.

@@ -36,6 +36,8 @@ export interface WebGPUDevice {
   destroy(): void;
 }
 export type Variant = "unary-vec4" | "unary-scalar";
+/** kernel.prelu's WGSL templates (ai.onnx.PRelu v1): four elements an invocation, or one u32 word. */
+export type PreluVariant = "prelu-vec4" | "prelu";
 
 /**
  * float32: a Float32Array. float16: a Uint16Array of bit patterns with
@@ -66,6 +68,11 @@ export interface Attributes {
 export interface CallOptions {
   /** Overrides the kernel's variant for this call. */
   variant?: Variant | "auto";
+}
+
+export interface PreluCallOptions {
+  /** The template for this call: "prelu-vec4" (the default, also "auto") or "prelu"; the same bits. */
+  variant?: PreluVariant | "auto";
 }
 
 export interface GetKernelOptions {
@@ -122,9 +129,11 @@ export interface LeakyReluKernel {
    * alpha a tensor of x's dtype that broadcasts to x by ONNX's
    * unidirectional rule (per channel: shape [C, 1, 1] for NCHW, [C] for
    * NHWC; [] or [1] is one slope). Bit-exact, as the contract's LeakyReLU
-   * per element. One dispatch: x must fit one storage binding of the device.
+   * per element. x goes through in chunks of the kernel's chunkBytes; the
+   * whole alpha must fit one storage binding of the device.
    */
-  prelu(inputs: { x: TensorInput; alpha: TensorInput }): Promise<{ y: Tensor }>;
+  prelu(inputs: { x: TensorInput; alpha: TensorInput }, options?: PreluCallOptions):
+    Promise<{ y: Tensor; variant: PreluVariant }>;
   /** The WGSL this kernel runs (the contract package's template, rendered). */
   source(dtype: DType, variant?: Variant): string;
   readonly info: KernelInfo;

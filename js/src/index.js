@@ -13,7 +13,7 @@
 // subnormals or to ignore inf/NaN.
 import { KernelError, ERROR_CODES, fail } from "./errors.js";
 import { loadPackage, normaliseId } from "./package.js";
-import { runPrelu } from "./prelu.js";
+import { PRELU_VARIANTS, runPrelu } from "./prelu.js";
 import { Runner } from "./runner.js";
 import { alphaBits, checkTensor, makeTensor } from "./tensor.js";
 
@@ -130,15 +130,18 @@ export async function getKernel(id, options = {}) {
   /**
    * PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x,
    * alpha a tensor of x's dtype broadcast to x (ONNX unidirectional).
+   * callOptions.variant: "prelu-vec4" (four elements an invocation, the
+   * default) or "prelu" (one u32 word); the same bits.
    */
-  kernel.prelu = async function prelu(inputs) {
+  kernel.prelu = async function prelu(inputs, callOptions = {}) {
     if (inputs === null || typeof inputs !== "object") {
       fail("INVALID_OPTION", "kernel.prelu(inputs): pass { x, alpha }");
     }
     const x = checkTensor("x", inputs.x, dtypes);
     const alpha = checkTensor("alpha", inputs.alpha, dtypes);
-    const out = await runner.serialise(() => runPrelu(runner, pkg, x, alpha));
-    return { y: makeTensor(x, out) };
+    const variant = resolveVariant(callOptions.variant, PRELU_VARIANTS);
+    const out = await runner.serialise(() => runPrelu(runner, pkg, x, alpha, variant));
+    return { y: makeTensor(x, out), variant };
   };
 
   /** The WGSL this kernel runs for a dtype and variant. */

@@ -1,8 +1,9 @@
 // PReLU forward (contract ai.onnx.PRelu v1): y = x < 0 ? alpha * x : x with
 // alpha a tensor of x's dtype that broadcasts to x (ONNX's unidirectional
 // rule: per channel [C,1,1] for NCHW, [C] for NHWC). The WGSL is the
-// ai.onnx.PRelu package's (contract/prelu/v1/prelu.wgsl.jinja, liblrelu's
-// variant "prelu"), each file checked against the package's metadata.json,
+// ai.onnx.PRelu package's (contract/prelu/v1/prelu-vec4.wgsl.jinja by
+// default, or prelu.wgsl.jinja; liblrelu's variants "prelu-vec4" and
+// "prelu"), each file checked against the package's metadata.json,
 // rendered with the LeakyRelu package's verified helpers, so every element
 // follows LeakyReLU's exact rule with its own alpha.
 import { PRELU_PACKAGE } from "./bundled.js";
@@ -14,6 +15,16 @@ const USAGE = globalThis.GPUBufferUsage ||
     { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 };
 const MAP_READ = globalThis.GPUMapMode ? globalThis.GPUMapMode.READ : 0x1;
 const MAX_DIMS = 8;
+/** kernel.prelu's variants, the default first. */
+export const PRELU_VARIANTS = Object.freeze(["prelu-vec4", "prelu"]);
+
+/** The package's template, words and element rules of a variant. */
+function preluVariant(webgpu, variant) {
+  if (variant === "prelu") return webgpu;
+  if (variant === "prelu-vec4") return webgpu.vec4;
+  return fail("INVALID_OPTION", `PReLU variant "${variant}" is not one of ` +
+              PRELU_VARIANTS.map((v) => `"${v}"`).join(", "));
+}
 
 /**
  * The memory-order walk of a C-contiguous x over a C-contiguous alpha:
@@ -86,38 +97,41 @@ export function verifiedPrelu(bundle = PRELU_PACKAGE) {
 }
 
 /**
- * The WGSL for a dtype (float32, float16) and workgroup size: prelu is
- * verifiedPrelu()'s result, pkg the LeakyRelu package (the helpers).
+ * The WGSL for a dtype (float32, float16), workgroup size and variant
+ * ("prelu-vec4" or "prelu"): prelu is verifiedPrelu()'s result, pkg the
+ * LeakyRelu package (the helpers).
  */
-export function renderPrelu(pkg, prelu, dtype, workgroupSize) {
+export function renderPrelu(pkg, prelu, dtype, workgroupSize, variant = PRELU_VARIANTS[0]) {
   const webgpu = prelu.metadata.webgpu;
+  const form = preluVariant(webgpu, variant);
   const from = webgpu.helpers.package;
   if (pkg.metadata.id !== from.id || pkg.metadata.contract_version !== from.contract_version) {
     fail("UNKNOWN_VERSION", `PReLU's WGSL takes its helpers from ${from.id} v${from.contract_version}, ` +
          `not ${pkg.metadata.id} v${pkg.metadata.contract_version}`);
   }
   const helpers = webgpu.helpers[dtype];
-  if (helpers === undefined || webgpu.element_rule[dtype] === undefined) {
+  if (helpers === undefined || form.element_rule[dtype] === undefined) {
     fail("UNSUPPORTED_DTYPE", `PReLU's WGSL renders float32 and float16, not ${dtype}`);
   }
-  const own = prelu.files[webgpu.element_rule[dtype]];
+  const own = prelu.files[form.element_rule[dtype]];
   const replace = (text, key, value) => text.split(key).join(value);
-  let source = prelu.files[webgpu.template];
+  let source = prelu.files[form.template];
   source = replace(source, "{{HELPERS}}", helpers.map((name) => pkg.files[name]).join("\n") + "\n" + own);
-  source = replace(source, "{{WORD}}", webgpu.words[dtype].word);
-  source = replace(source, "{{LANES}}", String(webgpu.words[dtype].lanes));
+  source = replace(source, "{{WORD}}", form.words[dtype].word);
+  source = replace(source, "{{LANES}}", String(form.words[dtype].lanes));
   source = replace(source, "{{DTYPE}}", dtype);
   return replace(source, "{{WORKGROUP_SIZE}}", String(workgroupSize));
 }
 
 /**
  * Runs PReLU on the runner's device: x and alpha checked tensors (alpha of
- * x's dtype). Returns a new ArrayBuffer with y's bytes. x goes through in
- * chunks of the runner's chunkBytes (the device's binding limit applies
- * too): each dispatch binds its part of x and y and the whole alpha, and
- * Params.first (the part's first element) keeps each element's alpha.
+ * x's dtype), variant one of PRELU_VARIANTS. Returns a new ArrayBuffer with
+ * y's bytes. x goes through in chunks of the runner's chunkBytes (the
+ * device's binding limit applies too): each dispatch binds its part of x
+ * and y and the whole alpha, and Params.first (the part's first element)
+ * keeps each element's alpha.
  */
-export async function runPrelu(runner, pkg, x, alpha) {
+export async function runPrelu(runner, pkg, x, alpha, variant = PRELU_VARIANTS[0]) {
   if (alpha.dtype !== x.dtype) {
     fail("UNSUPPORTED_DTYPE", `alpha is ${alpha.dtype} but x is ${x.dtype}: alpha must have x's dtype`);
   }
@@ -126,7 +140,11 @@ export async function runPrelu(runner, pkg, x, alpha) {
   const result = new ArrayBuffer(x.count * elementBytes);
   if (x.count === 0) return result;
   const { device } = runner;
-  const lanes = x.dtype === "float32" ? 1 : 2;
+  // Elements a word (an invocation's): prelu-vec4 four in 16 (float32) or
+  // 8 (float16) bytes, prelu one u32.
+  const vec4 = variant === "prelu-vec4";
+  const lanes = vec4 ? 4 : x.dtype === "float32" ? 1 : 2;
+  const wordBytes = lanes * elementBytes;
   const aBytes = Math.max(4, Math.ceil(alpha.count * elementBytes / 4) * 4);
   const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
   if (aBytes > limit || x.count >= 2 ** 32) {
@@ -134,20 +152,21 @@ export async function runPrelu(runner, pkg, x, alpha) {
          "or x has 2^32 elements or more; PReLU binds the whole alpha in every dispatch");
   }
   // Elements a dispatch: runner.chunkBytes is a multiple of 16 (and below
-  // the binding limit), so a part starts on a word.
+  // the binding limit), so a part starts on a word (Params.first a
+  // multiple of lanes).
   const chunk = runner.chunkBytes / elementBytes;
   const chunkWords = Math.ceil(Math.min(chunk, x.count) / lanes);
-  const xBytes = chunkWords * 4;
-  const key = `prelu/${x.dtype}`;
+  const xBytes = chunkWords * wordBytes;
+  const key = `${variant}/${x.dtype}`;
   if (!runner.pipelines.has(key)) {
     runner.pipelines.set(key, (async () => {
       const prelu = await verifiedPrelu();
-      const module = device.createShaderModule({ code: renderPrelu(pkg, prelu, x.dtype, runner.workgroupSize),
-                                                 label: `lrelu prelu ${x.dtype}` });
+      const code = renderPrelu(pkg, prelu, x.dtype, runner.workgroupSize, variant);
+      const module = device.createShaderModule({ code, label: `lrelu ${variant} ${x.dtype}` });
       const info = module.getCompilationInfo ? await module.getCompilationInfo() : { messages: [] };
       const errors = info.messages.filter((m) => m.type === "error");
       if (errors.length > 0) {
-        fail("SHADER_FAILED", `the prelu ${x.dtype} WGSL does not compile on this device: ` +
+        fail("SHADER_FAILED", `the ${variant} ${x.dtype} WGSL does not compile on this device: ` +
              errors.map((m) => `${m.lineNum}:${m.linePos} ${m.message}`).join("; "));
       }
       return device.createComputePipelineAsync({ layout: "auto", compute: { module, entryPoint: "forward" } });
@@ -182,17 +201,17 @@ export async function runPrelu(runner, pkg, x, alpha) {
       const words = Math.ceil(n / lanes);
       const dataBytes = n * elementBytes;
       const part = x.bytes.subarray(first * elementBytes, first * elementBytes + dataBytes);
-      device.queue.writeBuffer(bx, 0, dataBytes % 4 === 0 ? part : padded(part, words * 4));
+      device.queue.writeBuffer(bx, 0, dataBytes % wordBytes === 0 ? part : padded(part, words * wordBytes));
       params[0] = n;
       params[3] = first;
       device.queue.writeBuffer(bp, 0, params);
       const encoder = device.createCommandEncoder();
       encodePass(encoder, pipeline, group, Math.ceil(words / runner.workgroupSize), runner.maxGroups);
-      encoder.copyBufferToBuffer(by, 0, staging, 0, words * 4);
+      encoder.copyBufferToBuffer(by, 0, staging, 0, words * wordBytes);
       device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(MAP_READ, 0, words * 4);
+      await staging.mapAsync(MAP_READ, 0, words * wordBytes);
       new Uint8Array(result, first * elementBytes, dataBytes)
-          .set(new Uint8Array(staging.getMappedRange(0, words * 4), 0, dataBytes));
+          .set(new Uint8Array(staging.getMappedRange(0, words * wordBytes), 0, dataBytes));
       staging.unmap();
     }
   } finally {

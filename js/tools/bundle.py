@@ -49,9 +49,9 @@ def render():
       lines.append("    %s:\n      %s," % (json.dumps(name), json.dumps(text)))
     lines.append("  },")
   lines.append("};")
-  # PReLU's forward pass (kernel.prelu, liblrelu's variant "prelu"): the
-  # ai.onnx.PRelu package's run-time files, checked by prelu.js against its
-  # metadata.json; the helpers are LeakyRelu's, above.
+  # PReLU's forward pass (kernel.prelu, liblrelu's variants "prelu" and
+  # "prelu-vec4"): the ai.onnx.PRelu package's run-time files, checked by
+  # prelu.js against its metadata.json; the helpers are LeakyRelu's, above.
   lines.append("// ai.onnx.PRelu v1 (contract/prelu/v1/): kernel.prelu checks each file's")
   lines.append("// sha256 against metadata.json, and renders the WGSL with the helpers above.")
   lines.append("export const PRELU_PACKAGE = {")

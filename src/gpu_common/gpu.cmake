@@ -28,7 +28,10 @@ set(lrelu_embedded
   kCudaPreluKernels=${lrelu_src_dir}/cuda/prelu_kernels.cuh
   kWgslPrelu=${lrelu_prelu_wgsl_dir}/prelu.wgsl.jinja
   kWgslPreluF32=${lrelu_prelu_wgsl_dir}/prelu-f32.wgsl
-  kWgslPreluF16=${lrelu_prelu_wgsl_dir}/prelu-f16.wgsl)
+  kWgslPreluF16=${lrelu_prelu_wgsl_dir}/prelu-f16.wgsl
+  kWgslPreluVec4=${lrelu_prelu_wgsl_dir}/prelu-vec4.wgsl.jinja
+  kWgslPreluVec4F32=${lrelu_prelu_wgsl_dir}/prelu-vec4-f32.wgsl
+  kWgslPreluVec4F16=${lrelu_prelu_wgsl_dir}/prelu-vec4-f16.wgsl)
 set(lrelu_embedded_files)
 foreach(entry IN LISTS lrelu_embedded)
   string(REGEX REPLACE "^[^=]*=" "" path "${entry}")

@@ -18,14 +18,17 @@ extern const char kWgslVec4[];         // unary-vec4.wgsl.jinja
 extern const char kWgslMultiplyF32[];  // multiply-f32.wgsl
 extern const char kWgslHelpersF32[];   // helpers-f32.wgsl
 extern const char kWgslHelpersF16[];   // helpers-f16.wgsl
-// PReLU forward (variant "prelu"): next to the LeakyReLU sources; its WGSL
-// files are the ai.onnx.PRelu package's (contract/prelu/v1/), rendered with
-// the LeakyRelu package's helpers.
+// PReLU forward (variants "prelu" and, WGSL only, "prelu-vec4"): next to
+// the LeakyReLU sources; its WGSL files are the ai.onnx.PRelu package's
+// (contract/prelu/v1/), rendered with the LeakyRelu package's helpers.
 extern const char kOpenClPreluSource[];  // src/opencl/prelu.cl
 extern const char kCudaPreluKernels[];   // src/cuda/prelu_kernels.cuh
 extern const char kWgslPrelu[];          // prelu.wgsl.jinja
 extern const char kWgslPreluF32[];       // prelu-f32.wgsl
 extern const char kWgslPreluF16[];       // prelu-f16.wgsl
+extern const char kWgslPreluVec4[];      // prelu-vec4.wgsl.jinja
+extern const char kWgslPreluVec4F32[];   // prelu-vec4-f32.wgsl
+extern const char kWgslPreluVec4F16[];   // prelu-vec4-f16.wgsl
 
 namespace {
 
@@ -58,13 +61,21 @@ lrelu_status_t RenderWgsl(lrelu_dtype_t dtype, bool vec4, bool prelu,
   // Storage words of raw bits: f32 one element per u32, f16 two.
   const char* word = vec4 ? (f16 ? "vec2<u32>" : "vec4<u32>") : "u32";
   const char* lanes = vec4 ? "4" : (f16 ? "2" : "1");
-  *source = prelu ? kWgslPrelu : vec4 ? kWgslVec4 : kWgslScalar;
+  if (prelu) {
+    *source = vec4 ? kWgslPreluVec4 : kWgslPrelu;
+  } else {
+    *source = vec4 ? kWgslVec4 : kWgslScalar;
+  }
   // HELPERS: the dtype's helper files, concatenated in metadata order
-  // (PReLU: then its own per-dtype word function).
+  // (PReLU: then its template's own per-dtype rule).
   std::string helpers = std::string(kWgslMultiplyF32) + "\n" +
                         (f16 ? kWgslHelpersF16 : kWgslHelpersF32);
-  if (prelu)
+  if (prelu && vec4) {
+    helpers +=
+        std::string("\n") + (f16 ? kWgslPreluVec4F16 : kWgslPreluVec4F32);
+  } else if (prelu) {
     helpers += std::string("\n") + (f16 ? kWgslPreluF16 : kWgslPreluF32);
+  }
   ReplaceAll(source, "{{HELPERS}}", helpers);
   ReplaceAll(source, "{{WORD}}", word);
   ReplaceAll(source, "{{LANES}}", lanes);
@@ -165,17 +176,27 @@ lrelu_status_t RenderKernelSource(const char* language, lrelu_dtype_t dtype,
                 "float64)",
                 static_cast<int>(dtype));
   }
-  if (variant == nullptr || (std::strcmp(variant, "scalar") != 0 &&
-                             std::strcmp(variant, "vec4") != 0 &&
-                             std::strcmp(variant, "prelu") != 0)) {
+  const bool prelu_vec4 =
+      variant != nullptr && std::strcmp(variant, "prelu-vec4") == 0;
+  if (variant == nullptr ||
+      (std::strcmp(variant, "scalar") != 0 &&
+       std::strcmp(variant, "vec4") != 0 &&
+       std::strcmp(variant, "prelu") != 0 && !prelu_vec4)) {
     return Fail(LRELU_STATUS_INVALID_ARGUMENT,
-                "variant '%s': use scalar, vec4 or prelu",
+                "variant '%s': use scalar, vec4, prelu or prelu-vec4",
                 variant == nullptr ? "(null)" : variant);
   }
-  const bool vec4 = std::strcmp(variant, "vec4") == 0;
-  const bool prelu = std::strcmp(variant, "prelu") == 0;
+  const bool vec4 = std::strcmp(variant, "vec4") == 0 || prelu_vec4;
+  const bool prelu = std::strcmp(variant, "prelu") == 0 || prelu_vec4;
   if (language != nullptr && std::strcmp(language, "wgsl") == 0) {
     return RenderWgsl(dtype, vec4, prelu, workgroup_size, source);
+  }
+  if (prelu_vec4) {
+    // OpenCL's and CUDA's PReLU kernels have one form (variant prelu).
+    return Fail(LRELU_STATUS_INVALID_ARGUMENT,
+                "variant 'prelu-vec4' is a WGSL template; target '%s' takes "
+                "variant prelu",
+                language == nullptr ? "(null)" : language);
   }
   if (language != nullptr && std::strcmp(language, "opencl") == 0) {
     *source = prelu ? RenderOpenClPrelu(tag) : RenderOpenCl(tag, variant);

@@ -48,6 +48,23 @@ def test_prelu(lrelu_path, target, dtype):
         assert f"lrelu_prelu_{SHORT[dtype]}(" in result.stdout
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_prelu_vec4(lrelu_path, dtype):
+    """--variant prelu-vec4: the four-element WGSL template; OpenCL and CUDA
+    refuse it and name the variant they take."""
+    result = run(lrelu_path, "emit", "--target", "wgsl", "--dtype", dtype,
+                 "--variant", "prelu-vec4")
+    assert result.returncode == 0 and result.stderr == ""
+    word = "vec4<u32>" if dtype == "float32" else "vec2<u32>"
+    assert f"fn prelu_word4(w: {word}" in result.stdout
+    assert "fn prelu_word(" not in result.stdout
+    for target in ("opencl", "cuda"):
+        result = run(lrelu_path, "emit", "--target", target, "--dtype", dtype,
+                     "--variant", "prelu-vec4")
+        assert result.returncode == 1 and "takes variant prelu" in result.stderr
+        assert result.stdout == ""
+
+
 def test_defaults_and_output_file(lrelu_path, tmp_path):
     stdout = run(lrelu_path, "emit", "--target", "opencl").stdout
     assert "lrelu_f32_vec4(" in stdout  # float32, vec4

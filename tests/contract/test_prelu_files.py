@@ -66,13 +66,19 @@ def test_metadata_lists_every_file():
 
 def test_metadata_lists_every_template_with_its_digest():
   """The forward pass's WGSL files are the package's: metadata.json names
-  each (the template and each dtype's element rule) with the sha256 and size
+  each (templates prelu and prelu-vec4 and each one's element rule per
+  dtype) with the sha256 and size
   of the file next to it, and the helpers it borrows are LeakyRelu's, whose
   own metadata.json lists them."""
   meta = cf.load("metadata.json", cf.PRELU_V1)
   webgpu = meta["webgpu"]
-  named = {webgpu["template"]} | set(webgpu["element_rule"].values())
+  vec4 = webgpu["vec4"]
+  named = ({webgpu["template"], vec4["template"]}
+           | set(webgpu["element_rule"].values())
+           | set(vec4["element_rule"].values()))
   assert named == set(meta["templates"])
+  assert set(vec4["element_rule"]) == set(webgpu["dtypes"])
+  assert all(vec4["words"][d]["lanes"] == 4 for d in webgpu["dtypes"])
   for name, entry in meta["templates"].items():
     data = cf.read_bytes(name, cf.PRELU_V1)
     data.decode("ascii")
@@ -91,6 +97,15 @@ def test_schema_refuses_metadata_without_its_templates():
   meta = cf.load("metadata.json", cf.PRELU_V1)
   broken = copy.deepcopy(meta)
   del broken["templates"]["prelu-f16.wgsl"]
+  assert errors("metadata.json", broken)
+  broken = copy.deepcopy(meta)
+  del broken["templates"]["prelu-vec4-f32.wgsl"]
+  assert errors("metadata.json", broken)
+  broken = copy.deepcopy(meta)
+  del broken["webgpu"]["vec4"]["element_rule"]
+  assert errors("metadata.json", broken)
+  broken = copy.deepcopy(meta)
+  broken["webgpu"]["vec4"]["words"]["float32"]["lanes"] = 0
   assert errors("metadata.json", broken)
   broken = copy.deepcopy(meta)
   del broken["webgpu"]

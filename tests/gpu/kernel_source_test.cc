@@ -110,6 +110,39 @@ TEST(KernelSourceTest, PreluForEveryTarget) {
             LRELU_STATUS_UNSUPPORTED_DTYPE);
 }
 
+// Variant "prelu-vec4": the package's four-element WGSL template, with its
+// own rule file (not template prelu's) and 16/8-byte words; WGSL only.
+TEST(KernelSourceTest, PreluVec4IsWgslOnly) {
+  for (lrelu_dtype_t d : {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16}) {
+    const std::string text =
+        kernel_source("wgsl", static_cast<DType>(d), "prelu-vec4", 64);
+    const std::string word =
+        d == LRELU_DTYPE_FLOAT32 ? "vec4<u32>" : "vec2<u32>";
+    EXPECT_EQ(text.find("{{"), std::string::npos) << text;
+    EXPECT_NE(text.find("template prelu-vec4"), std::string::npos);
+    EXPECT_NE(text.find("@workgroup_size(64)"), std::string::npos);
+    EXPECT_NE(text.find("var<storage, read> x: array<" + word + ">"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("fn prelu_word4(w: " + word), std::string::npos);
+    EXPECT_EQ(text.find("fn prelu_word("), std::string::npos);
+    EXPECT_NE(text.find("var<storage, read> alpha"), std::string::npos);
+  }
+  size_t length = 0;
+  for (const char* target : {"opencl", "cuda"}) {
+    EXPECT_EQ(lrelu_kernel_source(target, LRELU_DTYPE_FLOAT32, "prelu-vec4", 0,
+                                  nullptr, 0, &length),
+              LRELU_STATUS_INVALID_ARGUMENT)
+        << target;
+    EXPECT_NE(std::string(lrelu_last_error()).find("takes variant prelu"),
+              std::string::npos)
+        << lrelu_last_error();
+  }
+  EXPECT_EQ(lrelu_kernel_source("wgsl", LRELU_DTYPE_BFLOAT16, "prelu-vec4", 0,
+                                nullptr, 0, &length),
+            LRELU_STATUS_UNSUPPORTED_DTYPE);
+}
+
 TEST(KernelSourceTest, Errors) {
   size_t length = 0;
   EXPECT_EQ(lrelu_kernel_source("wgsl", LRELU_DTYPE_FLOAT64, "scalar", 0,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The WGSL PReLU template (lrelu_kernel_source(wgsl, dtype, "prelu")) run
-on a WebGPU adapter through wgpu-py (Mesa lavapipe here) and compared bit
+"""The WGSL PReLU templates (lrelu_kernel_source(wgsl, dtype, "prelu") and
+"prelu-vec4") run on a WebGPU adapter through wgpu-py (Mesa lavapipe here) and compared bit
 for bit with the NumPy statement of the contract (one float32 multiply,
 RNE to the storage type, x's bits where x is not < 0) and with liblrelu's
 CPU backend (lrelu_prelu, itself tested against the reference oracle).
@@ -93,19 +93,24 @@ def cpu_prelu(dtype, x, x_shape, alpha, alpha_shape):
     return y
 
 
+VARIANTS = ["prelu", "prelu-vec4"]
+
+
 class Runner(base.Runner):
-    def prelu_pipeline(self, dtype):
-        key = (dtype, "prelu")
+    def prelu_pipeline(self, dtype, variant):
+        key = (dtype, variant)
         if key not in self.pipelines:
-            module = self.device.create_shader_module(code=base.render(dtype, "prelu"))
+            module = self.device.create_shader_module(code=base.render(dtype, variant))
             self.pipelines[key] = self.device.create_compute_pipeline(
                 layout="auto", compute={"module": module, "entry_point": "forward"})
         return self.pipelines[key]
 
-    def prelu(self, dtype, x, alpha, dims):
+    def prelu(self, dtype, x, alpha, dims, variant="prelu"):
         wgpu = self.wgpu
         n = x.size
-        lanes = 2 if dtype == FLOAT16 else 1
+        # Elements a word (an invocation's): prelu-vec4 a vec4<u32>
+        # (float32) or vec2<u32> (float16) of four.
+        lanes = 4 if variant == "prelu-vec4" else 2 if dtype == FLOAT16 else 1
         units = -(-n // lanes)
         def storage(bits, count):
             data = np.zeros(count + 2, dtype=bits.dtype)
@@ -124,7 +129,7 @@ class Runner(base.Runner):
             params[4 + 4 * d], params[5 + 4 * d] = extent, stride
         bp = self.device.create_buffer_with_data(data=params.tobytes(),
                                                  usage=wgpu.BufferUsage.UNIFORM)
-        pipeline = self.prelu_pipeline(dtype)
+        pipeline = self.prelu_pipeline(dtype, variant)
         group = self.device.create_bind_group(
             layout=pipeline.get_bind_group_layout(0),
             entries=[{"binding": b, "resource": {"buffer": buf, "offset": 0, "size": sz}}
@@ -139,12 +144,12 @@ class Runner(base.Runner):
 runner = wgsl_harness.runner_fixture(Runner)
 
 
-def run_case(runner, dtype, x_shape, alpha_shape, rng):
+def run_case(runner, dtype, x_shape, alpha_shape, rng, variant="prelu"):
     n = int(np.prod(x_shape))
     x = base.random_bits(dtype, n, rng)
     alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
     alpha_full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1).copy()
-    got = runner.prelu(dtype, x, alpha, walk(x_shape, alpha_shape))
+    got = runner.prelu(dtype, x, alpha, walk(x_shape, alpha_shape), variant)
     expected = numpy_oracle(dtype, x, alpha_full)
     base.check(dtype, x, x, got, expected, "per element")
     # liblrelu's CPU backend agrees with the NumPy statement (same NaN rule).
@@ -152,31 +157,38 @@ def run_case(runner, dtype, x_shape, alpha_shape, rng):
                expected, "cpu")
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [FLOAT32, FLOAT16])
 @pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: f"{p[0]}-{p[1]}")
-def test_patterns(runner, dtype, pattern):
-    run_case(runner, dtype, pattern[0], pattern[1], np.random.default_rng(len(pattern[0])))
+def test_patterns(runner, dtype, pattern, variant):
+    run_case(runner, dtype, pattern[0], pattern[1], np.random.default_rng(len(pattern[0])),
+             variant)
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [FLOAT32, FLOAT16])
-def test_specials_against_special_alphas(runner, dtype):
+def test_specials_against_special_alphas(runner, dtype, variant):
     """Every special x meets every special alpha (full alpha)."""
     sp = base.specials(dtype)
     x = np.repeat(sp, sp.size)
     alpha = np.tile(sp, sp.size)
-    got = runner.prelu(dtype, x, alpha, [(x.size, 1)])
+    got = runner.prelu(dtype, x, alpha, [(x.size, 1)], variant)
     base.check(dtype, x, x, got, numpy_oracle(dtype, x, alpha), "specials")
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [FLOAT32, FLOAT16])
-def test_odd_sizes_and_large(runner, dtype):
+def test_odd_sizes_and_large(runner, dtype, variant):
+    """Extents of 1 to 63 (prelu-vec4: a word spanning up to four rows or
+    planes, its digits carried), counts ending inside a word, and large
+    tensors."""
     rng = np.random.default_rng(5)
     for c in (1, 2, 3, 5, 63):
         for hw in (1, 2, 7, 33):
-            run_case(runner, dtype, (c, hw), (c, 1), rng)  # NCHW, N = 1
-            run_case(runner, dtype, (hw, c), (c,), rng)    # NHWC
-    run_case(runner, dtype, (1, 512, 2049), (512, 1), rng)
-    run_case(runner, dtype, (1, 16387, 64), (64,), rng)
+            run_case(runner, dtype, (c, hw), (c, 1), rng, variant)  # NCHW, N = 1
+            run_case(runner, dtype, (hw, c), (c,), rng, variant)    # NHWC
+    run_case(runner, dtype, (1, 512, 2049), (512, 1), rng, variant)
+    run_case(runner, dtype, (1, 16387, 64), (64,), rng, variant)
 
 
 def main():

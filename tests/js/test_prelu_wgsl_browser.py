@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The WGSL PReLU template (lrelu_kernel_source(wgsl, dtype, "prelu")) run in
-headless Chromium's WebGPU (SwiftShader here, which flushes f32 subnormals
+"""The WGSL PReLU templates (lrelu_kernel_source(wgsl, dtype, "prelu") and
+"prelu-vec4") run in headless Chromium's WebGPU (SwiftShader here, which flushes f32 subnormals
 in float arithmetic: the template's integer multiply must cover them) and
 compared bit for bit with the NumPy statement of the contract and liblrelu's
 CPU backend, as tests/gpu/wgsl_prelu_test.py does on wgpu/lavapipe.
@@ -103,19 +103,20 @@ window.preluModule = async (spec) => {
                                             { version: 1, workgroupSize: 64, chunkBytes: 48 });
   }
   const kernel = spec.chunked ? window.preluChunked : window.preluKernel;
+  const options = spec.variant ? { variant: spec.variant } : {};
   const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
   const tensor = (b64, shape) => spec.dtype === "float32"
       ? { data: new Float32Array(bytes(b64)), shape }
       : { data: new Uint16Array(bytes(b64)), shape, dtype: "float16" };
   try {
-    const { y } = await kernel.prelu({ x: tensor(spec.x, spec.xShape),
-                                       alpha: tensor(spec.alpha, spec.alphaShape) });
+    const { y, variant } = await kernel.prelu({ x: tensor(spec.x, spec.xShape),
+                                                alpha: tensor(spec.alpha, spec.alphaShape) }, options);
     const out = new Uint8Array(y.data.buffer, y.data.byteOffset, y.data.byteLength);
     let text = "";
     for (let i = 0; i < out.length; i += 8192) {
       text += String.fromCharCode.apply(null, out.subarray(i, i + 8192));
     }
-    return { y: btoa(text) };
+    return { y: btoa(text), variant };
   } catch (e) {
     return { code: e.code || "", message: e.message };
   }
@@ -140,9 +141,17 @@ def page():
             yield p
 
 
-def run(page, dtype, x, alpha, dims):
+VARIANTS = ["prelu", "prelu-vec4"]
+
+
+def run(page, dtype, x, alpha, dims, variant="prelu", first=0):
+    """One dispatch of a template: y's first n elements; the lanes past n
+    of the last word (an invocation's) must keep their contents."""
     n = x.size
-    lanes = 2 if dtype == base.FLOAT16 else 1
+    if variant == "prelu-vec4":
+        lanes = 4  # a vec4<u32> (float32) or vec2<u32> (float16) word
+    else:
+        lanes = 2 if dtype == base.FLOAT16 else 1
     units = -(-n // lanes)
     sentinel = x.dtype.type(0xa5a5a5a5 & (0xffffffff if x.itemsize == 4 else 0xffff))
     def padded(bits, count, fill=0):
@@ -150,12 +159,12 @@ def run(page, dtype, x, alpha, dims):
         out[:bits.size] = bits
         return base64.b64encode(out.tobytes()).decode()
     params = np.zeros(4 + 4 * wp.MAX_DIMS, dtype=np.uint32)
-    params[0], params[1] = n, len(dims)
+    params[0], params[1], params[3] = n, len(dims), first
     for d, (extent, stride) in enumerate(dims):
         params[4 + 4 * d], params[5 + 4 * d] = extent, stride
     groups = -(-units // WORKGROUP)
     gx = min(groups, 65535)
-    spec = {"code": base.render(dtype, "prelu"), "x": padded(x, units * lanes),
+    spec = {"code": base.render(dtype, variant), "x": padded(x, units * lanes),
             "alpha": padded(alpha, alpha.size + 1),
             "y": padded(np.full(units * lanes, sentinel, dtype=x.dtype), units * lanes, sentinel),
             "params": base64.b64encode(params.tobytes()).decode(),
@@ -166,12 +175,12 @@ def run(page, dtype, x, alpha, dims):
     return raw[:n].copy()
 
 
-def check_case(page, dtype, x_shape, alpha_shape, rng):
+def check_case(page, dtype, x_shape, alpha_shape, rng, variant="prelu"):
     n = int(np.prod(x_shape))
     x = base.random_bits(dtype, n, rng)
     alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
     full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1).copy()
-    got = run(page, dtype, x, alpha, wp.walk(x_shape, alpha_shape))
+    got = run(page, dtype, x, alpha, wp.walk(x_shape, alpha_shape), variant)
     expected = wp.numpy_oracle(dtype, x, full)
     base.check(dtype, x, x, got, expected, "per element")
     base.check(dtype, x, x, wp.cpu_prelu(dtype, x, x_shape, alpha, alpha_shape), expected, "cpu")
@@ -185,24 +194,50 @@ def test_adapter(page):
     assert info["vendor"] or info["architecture"]
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
-def test_patterns(page, dtype):
+def test_patterns(page, dtype, variant):
     rng = np.random.default_rng(7)
     for x_shape, alpha_shape in wp.PATTERNS:
-        check_case(page, dtype, x_shape, alpha_shape, rng)
+        check_case(page, dtype, x_shape, alpha_shape, rng, variant)
 
 
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
-def test_specials_against_special_alphas(page, dtype):
+def test_vec4_carries(page, dtype):
+    """prelu-vec4 steps from an invocation's first element to the next three
+    by carrying digits: extents of 1 to 5 (a word spanning up to four
+    rows, planes or periods of alpha), a carry through every dimension at
+    once, counts that end inside a word, and Params.first past 0."""
+    rng = np.random.default_rng(21)
+    cases = [((5, 1), (5, 1)), ((3, 2, 2), (3, 1, 1)), ((2, 3, 1, 1), (3, 1, 1)),
+             ((7, 3), (3,)), ((4, 2, 3), (2, 3)), ((2, 2, 2, 2, 2, 2, 2, 2), (2, 1, 2, 1, 2, 1, 2, 1)),
+             ((9, 5), (9, 1)), ((3, 1, 7), (3, 1, 1)), ((13,), (1,)), ((1, 6, 1, 7), (6, 1, 1))]
+    for x_shape, alpha_shape in cases:
+        check_case(page, dtype, x_shape, alpha_shape, rng, "prelu-vec4")
+    # A part of a larger tensor: Params.first = 12 (a multiple of 4),
+    # elements 12..41 of a [6, 7] x with alpha [6, 1].
+    x_shape, alpha_shape, first = (6, 7), (6, 1), 12
+    whole = base.random_bits(dtype, 42, rng)
+    alpha = base.random_bits(dtype, 6, rng)
+    x = whole[first:].copy()
+    full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1)[first:].copy()
+    got = run(page, dtype, x, alpha, wp.walk(x_shape, alpha_shape), "prelu-vec4", first=first)
+    base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full), "first=12")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
+def test_specials_against_special_alphas(page, dtype, variant):
     sp = base.specials(dtype)
     x = np.repeat(sp, sp.size)
     alpha = np.tile(sp, sp.size)
-    got = run(page, dtype, x, alpha, [(x.size, 1)])
+    got = run(page, dtype, x, alpha, [(x.size, 1)], variant)
     base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, alpha), "specials")
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
-def test_subnormal_products_and_large(page, dtype):
+def test_subnormal_products_and_large(page, dtype, variant):
     """Products in the subnormal range (SwiftShader's float multiply would
     flush them), then a 2^18-element NHWC tensor."""
     rng = np.random.default_rng(9)
@@ -214,21 +249,25 @@ def test_subnormal_products_and_large(page, dtype):
         x = (-rng.random(n) * 1e-3).astype(np.float16).view(np.uint16)
         alpha = (rng.random(64) * 1e-3).astype(np.float16).view(np.uint16)
     full = np.broadcast_to(alpha, (n // 64, 64)).reshape(-1).copy()
-    got = run(page, dtype, x, alpha, wp.walk((n // 64, 64), (64,)))
+    got = run(page, dtype, x, alpha, wp.walk((n // 64, 64), (64,)), variant)
     base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full), "subnormal products")
-    check_case(page, dtype, (1, 4096, 64), (64,), rng)
+    check_case(page, dtype, (1, 4096, 64), (64,), rng, variant)
 
 
-def module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=False):
+def module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=False, variant=None):
     spec = {"dtype": "float32" if dtype == base.FLOAT32 else "float16",
             "x": base64.b64encode(x.tobytes()).decode(), "xShape": list(x_shape),
             "alpha": base64.b64encode(alpha.tobytes()).decode(), "alphaShape": list(alpha_shape),
-            "chunked": chunked}
-    return page.evaluate(f"preluModule({json.dumps(spec)})")
+            "chunked": chunked, "variant": variant}
+    result = page.evaluate(f"preluModule({json.dumps(spec)})")
+    if "y" in result:  # the default is prelu-vec4
+        assert result["variant"] == (variant or "prelu-vec4"), result["variant"]
+    return result
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
-def test_js_package_prelu_chunks(page, dtype):
+def test_js_package_prelu_chunks(page, dtype, variant):
     """kernel.prelu in 48-byte chunks (12 float32 or 24 float16 elements a
     dispatch): parts that start inside a row, a plane or a broadcast
     period, odd float16 counts, alpha broadcast over outer axes (its index
@@ -240,22 +279,25 @@ def test_js_package_prelu_chunks(page, dtype):
         n = int(np.prod(x_shape))
         x = base.random_bits(dtype, n, rng)
         alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
-        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=True)
+        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, chunked=True,
+                              variant=variant)
         assert "y" in result, result
         got = np.frombuffer(base64.b64decode(result["y"]), dtype=x.dtype)
         full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1)
         base.check(dtype, x, x, got, wp.numpy_oracle(dtype, x, full.copy()), f"chunks {x_shape}")
 
 
+@pytest.mark.parametrize("variant", [None, "prelu"])
 @pytest.mark.parametrize("dtype", [base.FLOAT32, base.FLOAT16])
-def test_js_package_prelu(page, dtype):
-    """kernel.prelu of the js/ package (the same template, rendered in JS)."""
+def test_js_package_prelu(page, dtype, variant):
+    """kernel.prelu of the js/ package (the same templates, rendered in JS;
+    prelu-vec4 by default)."""
     rng = np.random.default_rng(11)
     for x_shape, alpha_shape in wp.PATTERNS + [((3, 5, 7), (5, 1)), ((1, 2049, 64), (64,))]:
         n = int(np.prod(x_shape))
         x = base.random_bits(dtype, n, rng)
         alpha = base.random_bits(dtype, int(np.prod(alpha_shape)), rng)
-        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape)
+        result = module_prelu(page, dtype, x, x_shape, alpha, alpha_shape, variant=variant)
         assert "y" in result, result
         got = np.frombuffer(base64.b64decode(result["y"]), dtype=x.dtype)
         full = np.broadcast_to(alpha.reshape(alpha_shape), x_shape).reshape(-1)
@@ -266,6 +308,9 @@ def test_js_package_prelu_errors(page):
     x = np.zeros(24, dtype=np.uint32)
     bad = module_prelu(page, base.FLOAT32, x, (4, 6), np.zeros(4, dtype=np.uint32), (4,))
     assert bad.get("code") == "SHAPE_MISMATCH" and "[4]" in bad["message"], bad
+    unknown = module_prelu(page, base.FLOAT32, x, (4, 6), np.zeros(6, dtype=np.uint32), (6,),
+                           variant="unary-vec4")
+    assert unknown.get("code") == "INVALID_OPTION" and "prelu-vec4" in unknown["message"], unknown
     half = module_prelu(page, base.FLOAT16, np.zeros(6, dtype=np.uint16), (2, 3),
                         np.zeros(3, dtype=np.uint16), (3,))
     assert "y" in half, half
@@ -293,11 +338,10 @@ def test_js_package_prelu_files_are_checked(page):
       }
       return { files: Object.keys(ok.files).sort(), refused };
     })()""")
-    assert result["files"] == ["manifest.json", "prelu-f16.wgsl", "prelu-f32.wgsl",
-                               "prelu.wgsl.jinja"], result
-    assert result["refused"] == {name: "DIGEST_MISMATCH" for name in
-                                 ("prelu.wgsl.jinja", "prelu-f32.wgsl",
-                                  "prelu-f16.wgsl")}, result
+    templates = ("prelu.wgsl.jinja", "prelu-f32.wgsl", "prelu-f16.wgsl",
+                 "prelu-vec4.wgsl.jinja", "prelu-vec4-f32.wgsl", "prelu-vec4-f16.wgsl")
+    assert result["files"] == sorted(("manifest.json",) + templates), result
+    assert result["refused"] == {name: "DIGEST_MISMATCH" for name in templates}, result
 
 
 def main():

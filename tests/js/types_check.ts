@@ -1,7 +1,7 @@
 // Compiled (never run) by tsc in ctest js_types: the README's usage against
 // js/src/index.d.ts, so the declarations stay complete and consistent.
 import { getKernel, KernelError, ERROR_CODES } from "lrelu-webgpu";
-import type { LeakyReluKernel, Tensor, KernelErrorCode } from "lrelu-webgpu";
+import type { LeakyReluKernel, PreluVariant, Tensor, KernelErrorCode } from "lrelu-webgpu";
 
 export async function example(xData: Float32Array, bits: Uint16Array): Promise<number> {
   const kernel: LeakyReluKernel = await getKernel("webgpu-kernels/ai.onnx.LeakyRelu", { version: 1 });
@@ -14,6 +14,9 @@ export async function example(xData: Float32Array, bits: Uint16Array): Promise<n
   const wgsl: string = pinned.source("float16", "unary-vec4");
   const { y: py } = await kernel.prelu({ x: { data: xData, shape: [1, 5] },
                                          alpha: { data: new Float32Array([0.25]), shape: [1] } });
+  const scalar = await kernel.prelu({ x: { data: xData, shape: [5] }, alpha: { data: xData, shape: [5] } },
+                                    { variant: "prelu" });
+  const form: PreluVariant = scalar.variant;
   const t: Tensor = dx;
   try {
     await getKernel("ai.onnx.LeakyRelu", { revision: "0".repeat(40), baseUrl: "https://example.invalid/{revision}/" });
@@ -24,5 +27,5 @@ export async function example(xData: Float32Array, bits: Uint16Array): Promise<n
     }
   }
   kernel.destroy();
-  return y.data.length + py.data.length + half.y.shape.length + wgsl.length + t.shape.length + (kernel.info.adapter ? 1 : 0);
+  return y.data.length + py.data.length + scalar.y.data.length + form.length + half.y.shape.length + wgsl.length + t.shape.length + (kernel.info.adapter ? 1 : 0);
 }

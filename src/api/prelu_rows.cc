@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <vector>
+#include <memory>
 
 #include "cpu/float_env.h"
 #include "cpu/invalid_flag.h"
@@ -36,8 +36,10 @@ struct RowJob {
   cpu::PreluRowKernel kernel_positive = nullptr;
   cpu::PreluPlanesKernel planes_positive = nullptr;
   bool checked = false;
-  // The 16-bit alphas' widening to float32 (cpu/prelu_rows.h).
+  // The 16-bit alphas' widening to float32, and the float64 ones' rounding
+  // (cpu/prelu_rows.h).
   cpu::WidenAlphasKernel widen = nullptr;
+  cpu::NarrowAlphasKernel narrow = nullptr;
 };
 
 // Whether every one of the count float32 alphas is positive and finite
@@ -87,11 +89,11 @@ inline float AlphaFloat32(double a) {
 // strided 16-bit ones through that decoder (integer arithmetic, so DAZ/FTZ
 // cannot touch a subnormal), others through AlphaValue.
 void FillAlpha32(lrelu_dtype_t dtype, const char* p, int64_t stride,
-                 size_t count, float* out, cpu::WidenAlphasKernel widen) {
+                 size_t count, float* out, const RowJob& job) {
   const int64_t step = stride * static_cast<int64_t>(lrelu_dtype_size(dtype));
   if (dtype == LRELU_DTYPE_BFLOAT16 || dtype == LRELU_DTYPE_FLOAT16) {
     if (step == 2 && reinterpret_cast<uintptr_t>(p) % 2 == 0) {
-      widen(reinterpret_cast<const uint16_t*>(p), count, out);
+      job.widen(reinterpret_cast<const uint16_t*>(p), count, out);
       return;
     }
     const bool bfloat16 = dtype == LRELU_DTYPE_BFLOAT16;
@@ -101,6 +103,14 @@ void FillAlpha32(lrelu_dtype_t dtype, const char* p, int64_t stride,
       out[i] = bfloat16 ? reference::BFloat16ToFloat(bits)
                         : reference::HalfToFloat(bits);
     }
+    return;
+  }
+  if (dtype == LRELU_DTYPE_FLOAT64 && step == 8 &&
+      reinterpret_cast<uintptr_t>(p) % 8 == 0) {
+    // Contiguous float64 alphas (a full-shape alpha; NumPy's ufunc hands
+    // its buffered alpha so) through the target's kernel: this loop took
+    // ~2-4 ns an alpha, most of a full-alpha call.
+    job.narrow(reinterpret_cast<const double*>(p), count, out);
     return;
   }
   for (size_t i = 0; i < count; ++i) {
@@ -119,14 +129,15 @@ constexpr size_t kShiftSlack = 16;
 constexpr int64_t kPlaneRows = 1024;
 
 // n elements of T: on the stack up to N (a task's usual alpha row), no
-// allocation per call; on the heap beyond (longer rows).
+// allocation per call; on the heap beyond (longer rows), left uninitialised
+// as the stack's are (zeroing a row of 8 Ki alphas took ~20 % of its call).
 template <class T, size_t N>
 class Buffer {
  public:
   explicit Buffer(size_t n) {
     if (n > N) {
-      large_.resize(n);
-      data_ = large_.data();
+      large_.reset(new T[n]);
+      data_ = large_.get();
     }
   }
   Buffer(const Buffer&) = delete;
@@ -136,7 +147,7 @@ class Buffer {
 
  private:
   alignas(64) T small_[N];
-  std::vector<T> large_;
+  std::unique_ptr<T[]> large_;
   T* data_ = small_;
 };
 
@@ -236,7 +247,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end,
       if (!wide && p.alpha_dtype == LRELU_DTYPE_FLOAT32 && as == 1) {
         std::memcpy(t32, ap, distinct * sizeof(float));  // already float32
       } else if (!wide) {
-        FillAlpha32(p.alpha_dtype, ap, as, distinct, t32, job.widen);
+        FillAlpha32(p.alpha_dtype, ap, as, distinct, t32, job);
       } else {
         for (size_t i = 0; i < distinct; ++i) {
           const double a = AlphaValue(
@@ -334,7 +345,7 @@ void RunRows(const RowJob& job, int64_t begin, int64_t end,
           }
         } else {  // the narrow dtypes' kernels read float32 alphas only
           FillAlpha32(p.alpha_dtype, first, l.as[last - 1],
-                      static_cast<size_t>(loads), plane_a32, job.widen);
+                      static_cast<size_t>(loads), plane_a32, job);
         }
         plane_ao = ao;
         plane_k = loads;
@@ -500,6 +511,7 @@ lrelu_status_t ExecuteRows(const RowOperands& p, const RowLayout& layout,
   job.scalar = &cpu::KernelsFor(target);
   job.widen = p.alpha_dtype == LRELU_DTYPE_BFLOAT16 ? rows.widen_bfloat16
                                                     : rows.widen_half;
+  job.narrow = rows.narrow_float64;
   if (p.dtype == LRELU_DTYPE_FLOAT16 && !p.backward && p.out != p.x &&
       !p.reference && job.scalar->half_round_trip) {
     job.kernel_positive = rows.row_round_trip[stream ? 1 : 0];

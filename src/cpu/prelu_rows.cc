@@ -1000,6 +1000,40 @@ void WidenAlphas(const uint16_t* bits, size_t n, float* out) {
   std::copy(widened, widened + (n - i), out + i);
 }
 
+// One float64 alpha as NarrowAlphasKernel rounds it: on the bits after
+// the conversion, without a branch.
+HWY_INLINE float NarrowAlpha(double a) {
+  const float f = static_cast<float>(a);
+  uint32_t bits;
+  hwy::CopyBytes<sizeof(bits)>(&f, &bits);
+  bits = (bits & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : bits;
+  float out;
+  hwy::CopyBytes<sizeof(out)>(&bits, &out);
+  return out;
+}
+
+// NarrowAlphasKernel: full vectors, then the rest one by one. Highway's
+// scalar DemoteTo clamps to float32's range (an inf or an overflowing alpha
+// must round to inf), so that target converts one by one throughout.
+void NarrowAlphas(const double* a, size_t n, float* out) {
+  size_t i = 0;
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+  const hn::ScalableTag<double> d;
+  const hn::Rebind<float, decltype(d)> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const size_t lanes = hn::Lanes(d);
+  for (; i + lanes <= n; i += lanes) {
+    const auto bits = hn::BitCast(di, hn::DemoteTo(df, hn::LoadU(d, a + i)));
+    const auto nan =
+        hn::Gt(hn::And(bits, hn::Set(di, 0x7fffffff)), hn::Set(di, 0x7f800000));
+    hn::StoreU(
+        hn::BitCast(df, hn::IfThenElse(nan, hn::Set(di, 0x7fc00000), bits)), df,
+        out + i);
+  }
+#endif
+  for (; i < n; ++i) out[i] = NarrowAlpha(a[i]);
+}
+
 template <class R, class D>
 void Fill(lrelu_dtype_t dtype, PreluRowTable* table) {
   const int t = DTypeIndex(dtype);
@@ -1029,6 +1063,7 @@ void FillPreluRowTable(PreluRowTable* table) {
   table->planes_bfloat16_positive[1] = &Planes<BF16Positive, D, true, true>;
   table->widen_half = &WidenAlphas<true>;
   table->widen_bfloat16 = &WidenAlphas<false>;
+  table->narrow_float64 = &NarrowAlphas;
 }
 
 // NOLINTNEXTLINE(google-readability-namespace-comments)

@@ -61,6 +61,13 @@ using PreluPlanesKernel = void (*)(const PreluPlanesArgs& args);
 // DAZ/FTZ and rounding mode change nothing.
 using WidenAlphasKernel = void (*)(const uint16_t* bits, size_t n, float* out);
 
+// n float64 alphas (contiguous) rounded to float32 once, a NaN as the
+// default quiet NaN (0x7fc00000: a payload could carry a bfloat16 row's
+// rounding into the sign); the caller has set the default floating-point
+// environment (cpu/float_env.h), so the conversion rounds to nearest even
+// and keeps subnormals.
+using NarrowAlphasKernel = void (*)(const double* a, size_t n, float* out);
+
 // [dtype][0 = forward (s is v; one load), 1 = gradient][stream]: stream = 1
 // writes out with non-temporal stores (outputs far larger than the caches).
 // row_round_trip, planes_round_trip [stream]: float16's forward pass out of
@@ -80,8 +87,9 @@ struct PreluRowTable {
   PreluPlanesKernel planes_round_trip[2];
   PreluRowKernel row_bfloat16_positive[2];
   PreluPlanesKernel planes_bfloat16_positive[2];
-  WidenAlphasKernel widen_half;      // float16 alphas
-  WidenAlphasKernel widen_bfloat16;  // bfloat16 alphas
+  WidenAlphasKernel widen_half;       // float16 alphas
+  WidenAlphasKernel widen_bfloat16;   // bfloat16 alphas
+  NarrowAlphasKernel narrow_float64;  // float64 alphas of 32/16-bit x
 };
 
 // The kernels compiled for `target` (one of RunnableTargets()).

@@ -1068,6 +1068,103 @@ TEST(Prelu, EverySixteenBitAlphaPattern) {
   }
 }
 
+// float64 alphas rounded to float32 once (the 32/16-bit dtypes), for a
+// full-shape alpha and NHWC rows of more than a stack buffer's alphas (the
+// heap buffer and the contiguous float64 loop of api/prelu_rows.cc, which
+// NumPy's ufunc reaches with its buffered alpha) and a strided alpha (the
+// scalar loop): NaN payloads, infinities, overflow and its tie, float32
+// subnormals and their ties, ties at float32 precision, signed zeros and
+// random doubles, under the caller's default, DAZ/FTZ and directed
+// rounding MXCSR.
+TEST(Prelu, Float64AlphasRoundOnceInEveryEnvironment) {
+  const uint64_t kSpecials[] = {
+      0x7ff8000000000001ull, 0xfff0000000000001ull, 0x7ff7ffffffffffffull,
+      0x7ff0000000000000ull, 0xfff0000000000000ull,
+      0x7e37e43c8800759cull,  // 1e300
+      0x47efffffe0000000ull,  // FLT_MAX + half an ulp: a tie, to inf
+      0x47efffffdfffffffull,  // just below it: FLT_MAX
+      0x47efffffe0000001ull,  // just above it: inf
+      0x381c16c0b2e0c98bull,  // 1e-40, a float32 subnormal
+      0x3690000000000000ull,  // 2^-150: a tie, to +0
+      0xb6a8000000000000ull,  // -3 * 2^-150: a tie, to -2^-148
+      0x3690000000000001ull,  // just above 2^-150: 2^-149
+      0x3ff0000010000000ull,  // 1 + 2^-24: a tie, to 1
+      0x3ff0000030000000ull,  // 1 + 3 * 2^-24: a tie, to 1 + 2^-22
+      0x3ff0000010000001ull,  // just above 1 + 2^-24: 1 + 2^-23
+      0x8000000000000000ull, 0x0000000000000000ull, 0x3f847ae147ae147bull};
+  constexpr int64_t kAlphas = 3001;  // more than the stack's 2048 + slack
+  std::mt19937_64 rng(2026);
+  std::vector<uint64_t> alpha_bits(static_cast<size_t>(kAlphas));
+  for (size_t k = 0; k < alpha_bits.size(); ++k) {
+    const size_t nspecial = sizeof(kSpecials) / sizeof(kSpecials[0]);
+    if (k % 3 == 0 && k / 3 < 4 * nspecial) {
+      alpha_bits[k] = kSpecials[k / 3 % nspecial];
+    } else {  // a random sign and mantissa, exponents around float32's
+      const uint64_t e = 1023 - 155 + rng() % 290;
+      alpha_bits[k] = (rng() & 0x800fffffffffffffull) | (e << 52);
+    }
+  }
+  Tensor alpha{
+      LRELU_DTYPE_FLOAT64, {kAlphas}, std::vector<unsigned char>(8 * kAlphas)};
+  std::vector<uint64_t> spaced(2 * alpha_bits.size(), 0);
+  for (size_t k = 0; k < alpha_bits.size(); ++k) {
+    StoreBits(LRELU_DTYPE_FLOAT64, alpha.bytes.data(), k, alpha_bits[k]);
+    spaced[2 * k] = alpha_bits[k];
+  }
+  for (lrelu_dtype_t dtype :
+       {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT16, LRELU_DTYPE_BFLOAT16}) {
+    // x: -1 mostly (y shows alpha's float32 value, rounded to x's dtype),
+    // and -0.75, -2^-10 and 2; bits of float32, float16, bfloat16.
+    constexpr uint64_t kx[][3] = {
+        {0xbf800000u, 0xbc00u, 0xbf80u}, {0xbf800000u, 0xbc00u, 0xbf80u},
+        {0xbf800000u, 0xbc00u, 0xbf80u}, {0xbf400000u, 0xba00u, 0xbf40u},
+        {0xba800000u, 0x9400u, 0xba80u}, {0x40000000u, 0x4000u, 0x4000u}};
+    const size_t column = dtype == LRELU_DTYPE_FLOAT32   ? 0
+                          : dtype == LRELU_DTYPE_FLOAT16 ? 1
+                                                         : 2;
+    for (int64_t rows : {1, 3}) {  // a full-shape alpha; NHWC rows
+      Tensor x{dtype,
+               {rows, kAlphas},
+               std::vector<unsigned char>(static_cast<size_t>(rows * kAlphas) *
+                                          lrelu_dtype_size(dtype))};
+      for (size_t i = 0; i < x.n(); ++i) {
+        StoreBits(dtype, x.bytes.data(), i,
+                  kx[(i * 7) % (sizeof(kx) / sizeof(kx[0]))][column]);
+      }
+      for (const Setting& r : Settings()) {
+        if (r.threads > 2) continue;
+        for (bool strided : {false, true}) {
+          for (unsigned csr_bits : {0u, 0x8040u, 0x6000u, 0x4000u}) {
+            const std::string what =
+                std::string(lrelu_dtype_name(dtype)) + " rows " +
+                std::to_string(rows) + " " + r.target + " threads " +
+                std::to_string(r.threads) + (strided ? " strided" : "") +
+                " mxcsr " + Hex(csr_bits, 4);
+            const lrelu_options_t o = Options(r);
+            const int64_t astride = 2;
+            lrelu_tensor_t ta = alpha.View();
+            if (strided) {
+              ta.data = spaced.data();
+              ta.strides = &astride;
+            }
+            Tensor y = x;
+            std::memset(y.bytes.data(), 0xa5, y.bytes.size());
+            const lrelu_tensor_t tx = x.View();
+            lrelu_tensor_t ty = y.View();
+            const unsigned csr = _mm_getcsr();
+            _mm_setcsr(csr | csr_bits);
+            const lrelu_status_t status = lrelu_prelu(&tx, &ta, &ty, &o);
+            _mm_setcsr(csr);
+            ASSERT_EQ(status, LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            CheckForward(x, alpha, y, what);
+          }
+        }
+      }
+    }
+  }
+}
+
 // dalpha written through its own strides, an axis of extent 1 among them
 // (its stride is never stepped) and a negative one: the same bits as a
 // dense dalpha, and nothing else in the buffer touched.

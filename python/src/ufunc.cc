@@ -79,11 +79,12 @@ lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
   uint64_t alpha_bits;
   std::memcpy(&alpha_bits, &alpha, sizeof(alpha_bits));
   CachedPlan& c = t_plan;
-  if (c.executor != nullptr && c.dtype == dtype && c.rank == rank &&
+  const bool same_shape =
+      c.executor != nullptr && c.dtype == dtype && c.rank == rank &&
       c.shape == shape && c.in_place == (x == y) &&
       (rank == 0 || (c.x_stride == x_stride && c.y_stride == y_stride)) &&
-      c.alpha_bits == alpha_bits &&
-      std::memcmp(&c.options, &options, sizeof(options)) == 0) {
+      std::memcmp(&c.options, &options, sizeof(options)) == 0;
+  if (same_shape && c.alpha_bits == alpha_bits) {
     void* const data[] = {x, y};
     if (lrelu_executor_bind(c.executor, data, 2) == LRELU_STATUS_OK) {
       return lrelu_execute(nullptr, 0, c.executor, nullptr);
@@ -91,6 +92,13 @@ lrelu_status_t Call(lrelu_dtype_t dtype, npy_intp itemsize, char* x,
   }
   const lrelu_tensor_t x_tensor{x, dtype, rank, &shape, &x_stride};
   const lrelu_tensor_t y_tensor{y, dtype, rank, &shape, &y_stride};
+  if (same_shape) {
+    // The same shape with another alpha (a per-channel alpha along an
+    // outer axis, NCHW: one loop call per plane, each with its channel's
+    // alpha): the one-shot call. A new plan each time (made, bound,
+    // destroyed) cost ~1.5 us a call; the cached plan stays for the shape.
+    return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
+  }
   lrelu_executor_destroy(c.executor);
   c.executor = nullptr;
   size_t workspace_size = 0;
@@ -207,6 +215,29 @@ bool PreluRun(lrelu_dtype_t dtype, npy_intp itemsize, char* x, npy_intp x_step,
          LRELU_STATUS_OK;
 }
 
+// The end of the run of alphas from `begin` whose bits equal alpha[begin]
+// (alpha_step != 0), at most n: four compared a step (NumPy hands a
+// per-channel NCHW alpha as buffered runs of equal values, 8 Ki a call;
+// one compare and branch a value took most of such a call).
+npy_intp RunEnd(const char* alpha, npy_intp alpha_step, npy_intp begin,
+                npy_intp n) {
+  const auto at = [&](npy_intp i) {
+    uint64_t bits;
+    std::memcpy(&bits, alpha + i * alpha_step, sizeof(bits));
+    return bits;
+  };
+  const uint64_t first = at(begin);
+  npy_intp end = begin + 1;
+  for (; end + 4 <= n; end += 4) {
+    if (((at(end) ^ first) | (at(end + 1) ^ first) | (at(end + 2) ^ first) |
+         (at(end + 3) ^ first)) != 0) {
+      break;
+    }
+  }
+  while (end < n && at(end) == first) ++end;
+  return end;
+}
+
 // args: x, alpha (float64), y. One library call per run of equal alpha
 // (compared bit for bit, so NaN alphas group too); a broadcast alpha (step 0)
 // is one run.
@@ -248,14 +279,8 @@ void LeakyReluLoop(char** args, npy_intp const* dimensions,
   }
   while (begin < n) {
     const char* first = alpha + begin * alpha_step;
-    npy_intp end = n;
-    if (alpha_step != 0) {
-      end = begin + 1;
-      while (end < n && std::memcmp(alpha + end * alpha_step, first,
-                                    sizeof(double)) == 0) {
-        ++end;
-      }
-    }
+    const npy_intp end =
+        alpha_step != 0 ? RunEnd(alpha, alpha_step, begin, n) : n;
     const lrelu_status_t status =
         Run(kDtype, kItemSize, x + begin * x_step, x_step, LoadAlpha(first),
             y + begin * y_step, y_step, end - begin, options);

@@ -175,6 +175,29 @@ def test_broadcast_alpha_array(dtype_name, rng):
                            f"column {j} alpha {a}")
 
 
+@pytest.mark.parametrize("dtype_name", dtype_params())
+def test_raw_ufunc_alpha_along_an_outer_axis(dtype_name, rng):
+    """lrelu.ufunc itself (leaky_relu would route this to PReLU) with a
+    per-channel NCHW alpha: NumPy's loop runs once per plane, the same
+    shape each time with its channel's alpha (one-shot calls beside the
+    cached plan), and the batch repeats the alphas; then two shapes in
+    turn."""
+    alpha = np.array([0.1, -2.0, np.nan, 0.0, 0.25, 0.1]).reshape(6, 1, 1)
+    u = oracle.uint_type(dtype_name)
+    for shape in ((3, 6, 3, 7), (2, 6, 1, 5), (3, 6, 3, 7)):
+        x = random_array(dtype_name, shape, rng)
+        y = lrelu.ufunc(x, alpha)
+        assert y.dtype == x.dtype and y.shape == x.shape
+        for n in range(shape[0]):
+            for c in range(shape[1]):
+                expected, any_nan = oracle.forward(
+                    bits(x[n, c]).reshape(-1).copy(), alpha[c, 0, 0],
+                    dtype_name)
+                oracle.assert_bits(y[n, c].reshape(-1).view(u), expected,
+                                   any_nan, dtype_name,
+                                   f"{shape} image {n} channel {c}")
+
+
 def test_alpha_array_per_element_and_float32_alpha(rng):
     x = random_array("float32", (1000,), rng)
     alpha = rng.choice([0.01, 0.3, -1.0], size=1000)

@@ -517,18 +517,31 @@ def _alpha_view(weight, x):
     return weight.reshape((weight.numel(),) + (1,) * (x.dim() - 2))
 
 
+def _prelu_forward(x, weight):
+    """(x as computed from, y): PReLU's forward pass for nn.PReLU's weight,
+    the tensors read in one C call (prelu_forward_weight), or, where that
+    declines (another weight dtype, a weight that does not fit x, tensors
+    that are not plain CPU ones), the weight viewed, converted and checked
+    here and the tensors passed through DLPack."""
+    y = _empty_like(x)
+    if _lrelu.prelu_forward_weight(x, weight, y):
+        return x, y
+    alpha = _alpha_view(weight.detach(), x)
+    if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
+        alpha = alpha.to(x.dtype)
+    x = x.detach().contiguous()
+    y = _empty_like(x)
+    _lrelu.prelu_forward(x, alpha.contiguous(), y)
+    return x, y
+
+
 class PReLUFunction(torch.autograd.Function):
     """apply(x, weight) -> y, weight as torch.nn.PReLU's. The weight's
     gradient is lrelu's exactly rounded dalpha."""
 
     @staticmethod
     def forward(ctx, x, weight):
-        alpha = _alpha_view(weight.detach(), x)
-        if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
-            alpha = alpha.to(x.dtype)
-        x = x.detach().contiguous()
-        y = torch.empty_like(x)
-        _lrelu.prelu_forward(x, alpha.contiguous(), y)
+        x, y = _prelu_forward(x, weight)
         ctx.save_for_backward(x, weight)
         return y
 
@@ -553,6 +566,13 @@ class PReLUFunction(torch.autograd.Function):
 
 def prelu(x, weight):
     """Like torch.nn.functional.prelu, computed by lrelu."""
+    if (type(x) is torch.Tensor and _tracing_state() is None
+            and (not _grad_enabled()
+                 or not (x.requires_grad or weight.requires_grad))):
+        # No graph to record (inference, torch.no_grad): the forward pass
+        # alone; autograd.Function's bookkeeping took ~2/3 of a small
+        # call. A tracer records the Function as before.
+        return _prelu_forward(x, weight)[1]
     return PReLUFunction.apply(x, weight)
 
 

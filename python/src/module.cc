@@ -337,6 +337,78 @@ bool ForwardTorch(nb::handle x, nb::handle y, double alpha, bool bump,
   return true;
 }
 
+// A plain CPU torch tensor of a supported dtype (rank <= 8, no lazy
+// negation) as an lrelu_tensor_t over its own extents and strides, read
+// through its attributes; false (the Python error cleared) otherwise. The
+// tensor points into the view: use it in place.
+struct TorchView {
+  int64_t extents[kStackRank];
+  int64_t strides[kStackRank];
+  lrelu_tensor_t tensor;
+};
+
+bool ReadTorch(nb::handle t, const TorchNames& names, TorchView* v) {
+  nb::object dtype;
+  const int code = TorchCode(t, names, &dtype);
+  const nb::object shape = code < 0 ? nb::object() : Attr(t, names.shape);
+  if (!shape.is_valid() || !PyTuple_Check(shape.ptr()) ||
+      PyTuple_GET_SIZE(shape.ptr()) > kStackRank) {
+    PyErr_Clear();
+    return false;
+  }
+  const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
+  const nb::object stride = CallMethod(t, names.stride);
+  const nb::object data = CallMethod(t, names.data_ptr);
+  if (!TupleInts(shape.ptr(), rank, v->extents) ||
+      !TupleInts(stride.ptr(), rank, v->strides) || !data.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  void* address = PyLong_AsVoidPtr(data.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  v->tensor = {address, static_cast<lrelu_dtype_t>(code),
+               static_cast<int32_t>(rank), v->extents, v->strides};
+  return true;
+}
+
+// lrelu.torch.PReLU's forward pass, y = prelu(x, alpha) with alpha
+// nn.PReLU's weight (C,) viewed as [C, 1, ..., 1] over x's dimension 1, or
+// as [1] when it has one element, for torch tensors read through their
+// attributes (the reshaped view, DLPack and the checks in Python took ~2/3
+// of a small call). False, having done nothing, unless x, weight and y are
+// plain CPU tensors (ReadTorch), weight 1-D of x's dtype or float64 with 1
+// or x.shape[1] elements: lrelu.torch's checked path then converts or
+// raises. The library checks the rest (y's shape and dtype, overlap) and
+// its errors are raised.
+bool PreluForwardWeight(nb::handle x, nb::handle weight, nb::handle y) {
+  const TorchNames& names = Names();
+  TorchView xv, wv, yv;
+  if (!ReadTorch(x, names, &xv) || !ReadTorch(weight, names, &wv) ||
+      !ReadTorch(y, names, &yv)) {
+    return false;
+  }
+  const lrelu_tensor_t& w = wv.tensor;
+  const int64_t channels = w.rank == 1 ? wv.extents[0] : 0;
+  if ((w.dtype != xv.tensor.dtype && w.dtype != LRELU_DTYPE_FLOAT64) ||
+      (channels != 1 &&
+       (channels == 0 || xv.tensor.rank < 2 || xv.extents[1] != channels))) {
+    return false;
+  }
+  int64_t extents[kStackRank] = {channels};
+  int64_t strides[kStackRank] = {wv.strides[0]};
+  const int32_t rank = channels == 1 ? 1 : xv.tensor.rank - 1;
+  for (int32_t k = 1; k < rank; ++k) extents[k] = 1;  // strides 0
+  const lrelu_tensor_t alpha = {w.data, w.dtype, rank, extents, strides};
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(xv.extents, static_cast<size_t>(xv.tensor.rank)), [&] {
+    return lrelu_prelu(&xv.tensor, &alpha, &yv.tensor, &options);
+  });
+  return true;
+}
+
 // lrelu.leaky_relu(x, alpha, out=y) for torch tensors: ForwardTorch with
 // the bump, unless a tracer runs (the write would not be traced) or a
 // gradient is wanted (out= has none); false in those cases too, having done
@@ -444,6 +516,13 @@ NB_MODULE(_lrelu, m) {
         "False, having done "
         "nothing, unless both are plain CPU tensors of one supported dtype "
         "and shape (rank <= 8) without lazy negation.");
+  m.def("prelu_forward_weight", &lp::PreluForwardWeight, nb::arg("x"),
+        nb::arg("weight"), nb::arg("y"),
+        "lrelu.torch.PReLU's forward pass on torch tensors read through "
+        "their attributes, the weight (C,) as alpha [C, 1, ...] over x's "
+        "dimension 1 (or [1]); False, having done nothing, unless all three "
+        "are plain CPU tensors (rank <= 8, no lazy negation) and the weight "
+        "fits x as is (x's dtype or float64; 1 or x.shape[1] elements).");
   m.def(
       "torch_kernels",
       [] { return reinterpret_cast<uintptr_t>(lp::TorchKernels()); },

@@ -23,7 +23,8 @@ def _prelu_generator():
 
 
 round_fraction = _prelu_generator().round_fraction
-from lrelu_pytest_support import dtype_params, needs_torch, numpy_dtype
+from lrelu_pytest_support import (HAS_ML_DTYPES, dtype_params, needs_torch,
+                                  numpy_dtype)
 
 # (x shape, alpha shape): scalar, per channel NCHW and NHWC, rows, full.
 PATTERNS = [((2, 3, 4, 5), ()), ((2, 6, 3, 4), (6, 1, 1)),
@@ -217,6 +218,62 @@ def test_torch_prelu_gradcheck_and_state_dict():
     ref.load_state_dict(m.state_dict())
     one = lt.PReLU()  # num_parameters=1, init=0.25
     assert one.weight.shape == (1,) and float(one.weight) == 0.25
+
+
+@needs_torch
+def test_torch_prelu_every_path_gives_the_oracle_bits():
+    """lrelu.torch.PReLU's forward pass without a graph (torch.no_grad,
+    inference_mode, nothing needing a gradient: the tensors read in one C
+    call) and with one (the autograd Function), for x of every dtype
+    (float16/bfloat16 x with a float32 weight: converted first, as
+    nn.PReLU), contiguous and transposed, with C weights and one: y is
+    lrelu.prelu's on NumPy copies (checked against the oracle above), and
+    a weight that does not fit x is refused on either path."""
+    import torch
+    import lrelu.torch as lt
+
+    def to_numpy(t):  # the same bits, C-contiguous
+        t = t.detach().contiguous()
+        if t.dtype == torch.bfloat16:
+            return t.view(torch.int16).numpy().view(numpy_dtype("bfloat16"))
+        return t.numpy()
+
+    dtypes = [torch.float32, torch.float64, torch.float16]
+    if HAS_ML_DTYPES and lrelu._lrelu.bfloat16_unavailable_reason is None:
+        dtypes.append(torch.bfloat16)
+    torch.manual_seed(3)
+    for dtype in dtypes:
+        wide = torch.float64 if dtype == torch.float64 else torch.float32
+        for channels in (6, 1):
+            module = lt.PReLU(channels).to(wide)
+            with torch.no_grad():
+                module.weight.copy_(torch.linspace(-2, 2, channels))
+            shape = (channels, 1, 1) if channels > 1 else (1,)
+            alpha = to_numpy(module.weight.to(dtype)).reshape(shape)
+            base = torch.randn(2, 6, 3, 4).to(dtype)
+            base[0, 0, 0, :3] = torch.tensor([-0.0, float("nan"),
+                                              float("-inf")])
+            for x in (base, base.transpose(2, 3)):
+                want = lrelu.prelu(to_numpy(x), alpha)
+                got = []
+                with torch.no_grad():
+                    got.append(module(x))
+                with torch.inference_mode():
+                    got.append(module(x))
+                module.weight.requires_grad_(False)
+                got.append(module(x))
+                module.weight.requires_grad_(True)
+                got.append(module(x.clone().requires_grad_()))
+                for k, y in enumerate(got):
+                    assert y.dtype == dtype and y.shape == x.shape
+                    u = f"u{want.dtype.itemsize}"
+                    np.testing.assert_array_equal(
+                        to_numpy(y).view(u), want.view(u),
+                        err_msg=f"{dtype} {channels} path {k}")
+    bad = lt.PReLU(5)
+    for context in (torch.no_grad(), torch.enable_grad()):
+        with context, pytest.raises(ValueError, match="5 parameters"):
+            bad(torch.randn(2, 6, 3))
 
 
 @needs_torch

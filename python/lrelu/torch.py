@@ -549,6 +549,12 @@ class PReLUFunction(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dy):
         x, weight = ctx.saved_tensors
+        dx = _empty_like(x) if ctx.needs_input_grad[0] else None
+        dweight = _empty_like(weight) if ctx.needs_input_grad[1] else None
+        if (dx is None and dweight is None) or _lrelu.prelu_backward_weight(
+                dy, x, weight, dx, dweight):
+            return dx, dweight
+        # The checked path (as _prelu_forward's).
         alpha = _alpha_view(weight.detach(), x)
         if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
             alpha = alpha.to(x.dtype)

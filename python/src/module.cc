@@ -374,37 +374,77 @@ bool ReadTorch(nb::handle t, const TorchNames& names, TorchView* v) {
   return true;
 }
 
-// lrelu.torch.PReLU's forward pass, y = prelu(x, alpha) with alpha
-// nn.PReLU's weight (C,) viewed as [C, 1, ..., 1] over x's dimension 1, or
-// as [1] when it has one element, for torch tensors read through their
+// nn.PReLU's weight (or its gradient) read as ReadTorch does and viewed as
+// the alpha it is for x: [C, 1, ..., 1] over x's dimension 1, or [1] when
+// it has one element. False unless it is 1-D of x's dtype or float64 with 1
+// or x.shape[1] elements.
+struct WeightView {
+  TorchView weight;
+  int64_t extents[kStackRank];
+  int64_t strides[kStackRank];
+  lrelu_tensor_t alpha;
+};
+
+bool ReadWeight(nb::handle t, const TorchNames& names, const TorchView& x,
+                WeightView* v) {
+  if (!ReadTorch(t, names, &v->weight)) return false;
+  const lrelu_tensor_t& w = v->weight.tensor;
+  const int64_t channels = w.rank == 1 ? v->weight.extents[0] : 0;
+  if ((w.dtype != x.tensor.dtype && w.dtype != LRELU_DTYPE_FLOAT64) ||
+      (channels != 1 &&
+       (channels == 0 || x.tensor.rank < 2 || x.extents[1] != channels))) {
+    return false;
+  }
+  const int32_t rank = channels == 1 ? 1 : x.tensor.rank - 1;
+  for (int32_t k = 0; k < rank; ++k) {
+    v->extents[k] = k == 0 ? channels : 1;
+    v->strides[k] = k == 0 ? v->weight.strides[0] : 0;
+  }
+  v->alpha = {w.data, w.dtype, rank, v->extents, v->strides};
+  return true;
+}
+
+// lrelu.torch.PReLU's passes for torch tensors read through their
 // attributes (the reshaped view, DLPack and the checks in Python took ~2/3
-// of a small call). False, having done nothing, unless x, weight and y are
-// plain CPU tensors (ReadTorch), weight 1-D of x's dtype or float64 with 1
-// or x.shape[1] elements: lrelu.torch's checked path then converts or
-// raises. The library checks the rest (y's shape and dtype, overlap) and
-// its errors are raised.
+// of a small call), alpha nn.PReLU's weight viewed by ReadWeight: the
+// forward pass into y, and the backward pass into dx and dweight (each
+// None: not computed; dweight a tensor like the weight). False, having done
+// nothing, unless every tensor is a plain CPU one (ReadTorch) and the
+// weight fits (ReadWeight): lrelu.torch's checked path then converts or
+// raises. The library checks the rest (shapes, dtypes, overlap) and its
+// errors are raised.
 bool PreluForwardWeight(nb::handle x, nb::handle weight, nb::handle y) {
   const TorchNames& names = Names();
-  TorchView xv, wv, yv;
-  if (!ReadTorch(x, names, &xv) || !ReadTorch(weight, names, &wv) ||
+  TorchView xv, yv;
+  WeightView wv;
+  if (!ReadTorch(x, names, &xv) || !ReadWeight(weight, names, xv, &wv) ||
       !ReadTorch(y, names, &yv)) {
     return false;
   }
-  const lrelu_tensor_t& w = wv.tensor;
-  const int64_t channels = w.rank == 1 ? wv.extents[0] : 0;
-  if ((w.dtype != xv.tensor.dtype && w.dtype != LRELU_DTYPE_FLOAT64) ||
-      (channels != 1 &&
-       (channels == 0 || xv.tensor.rank < 2 || xv.extents[1] != channels))) {
-    return false;
-  }
-  int64_t extents[kStackRank] = {channels};
-  int64_t strides[kStackRank] = {wv.strides[0]};
-  const int32_t rank = channels == 1 ? 1 : xv.tensor.rank - 1;
-  for (int32_t k = 1; k < rank; ++k) extents[k] = 1;  // strides 0
-  const lrelu_tensor_t alpha = {w.data, w.dtype, rank, extents, strides};
   const lrelu_options_t options = CurrentOptions();
   CallRaw(ElementCount(xv.extents, static_cast<size_t>(xv.tensor.rank)), [&] {
-    return lrelu_prelu(&xv.tensor, &alpha, &yv.tensor, &options);
+    return lrelu_prelu(&xv.tensor, &wv.alpha, &yv.tensor, &options);
+  });
+  return true;
+}
+
+bool PreluBackwardWeight(nb::handle dy, nb::handle x, nb::handle weight,
+                         nb::handle dx, nb::handle dweight) {
+  const TorchNames& names = Names();
+  TorchView dyv, xv, dxv;
+  WeightView wv, dwv;
+  if (!ReadTorch(dy, names, &dyv) || !ReadTorch(x, names, &xv) ||
+      !ReadWeight(weight, names, xv, &wv) ||
+      (!dx.is_none() && !ReadTorch(dx, names, &dxv)) ||
+      (!dweight.is_none() && !ReadWeight(dweight, names, xv, &dwv))) {
+    return false;
+  }
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(xv.extents, static_cast<size_t>(xv.tensor.rank)), [&] {
+    return lrelu_prelu_backward(&dyv.tensor, &xv.tensor, &wv.alpha,
+                                dx.is_none() ? nullptr : &dxv.tensor,
+                                dweight.is_none() ? nullptr : &dwv.alpha,
+                                &options);
   });
   return true;
 }
@@ -523,6 +563,13 @@ NB_MODULE(_lrelu, m) {
         "dimension 1 (or [1]); False, having done nothing, unless all three "
         "are plain CPU tensors (rank <= 8, no lazy negation) and the weight "
         "fits x as is (x's dtype or float64; 1 or x.shape[1] elements).");
+  m.def("prelu_backward_weight", &lp::PreluBackwardWeight, nb::arg("dy"),
+        nb::arg("x"), nb::arg("weight"), nb::arg("dx").none(),
+        nb::arg("dweight").none(),
+        "lrelu.torch.PReLU's backward pass as prelu_forward_weight reads its "
+        "tensors: dx and the weight's gradient (each None: not computed; "
+        "dweight like the weight); False, having done nothing, where "
+        "prelu_forward_weight would be.");
   m.def(
       "torch_kernels",
       [] { return reinterpret_cast<uintptr_t>(lp::TorchKernels()); },

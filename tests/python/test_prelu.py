@@ -270,6 +270,25 @@ def test_torch_prelu_every_path_gives_the_oracle_bits():
                     np.testing.assert_array_equal(
                         to_numpy(y).view(u), want.view(u),
                         err_msg=f"{dtype} {channels} path {k}")
+                # The backward pass: x's gradient and the weight's (dalpha
+                # in x's dtype, then the weight's).
+                dy = ((torch.arange(x.numel()) % 7 - 3) / 4).to(dtype)
+                dy = dy.reshape(x.shape)
+                xr = x.clone().requires_grad_()
+                module.weight.grad = None
+                module(xr).backward(dy)
+                dx, dalpha = lrelu.prelu_backward(to_numpy(dy), to_numpy(x),
+                                                  alpha)
+                np.testing.assert_array_equal(
+                    to_numpy(xr.grad).view(u), dx.view(u),
+                    err_msg=f"{dtype} {channels} dx")
+                dweight = torch.from_numpy(
+                    np.asarray(dalpha, np.float64).reshape(-1)).to(wide)
+                if dtype in (torch.float16, torch.bfloat16):
+                    dweight = torch.from_numpy(np.asarray(
+                        dalpha.astype(np.float32)).reshape(-1))
+                assert torch.equal(module.weight.grad, dweight), (
+                    dtype, channels, module.weight.grad, dweight)
     bad = lt.PReLU(5)
     for context in (torch.no_grad(), torch.enable_grad()):
         with context, pytest.raises(ValueError, match="5 parameters"):

@@ -530,8 +530,7 @@ def _prelu_forward(x, weight):
     if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
         alpha = alpha.to(x.dtype)
     x = x.detach().contiguous()
-    y = _empty_like(x)
-    _lrelu.prelu_forward(x, alpha.contiguous(), y)
+    _lrelu.prelu_forward(x, alpha.contiguous(), y)  # y: any strides
     return x, y
 
 
@@ -554,13 +553,12 @@ class PReLUFunction(torch.autograd.Function):
         if (dx is None and dweight is None) or _lrelu.prelu_backward_weight(
                 dy, x, weight, dx, dweight):
             return dx, dweight
-        # The checked path (as _prelu_forward's).
+        # The checked path (as _prelu_forward's); dx as above.
         alpha = _alpha_view(weight.detach(), x)
         if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
             alpha = alpha.to(x.dtype)
         alpha = alpha.contiguous()
         dy = dy.detach().contiguous()
-        dx = torch.empty_like(dy) if ctx.needs_input_grad[0] else None
         dalpha = torch.empty_like(alpha) if ctx.needs_input_grad[1] else None
         if dx is not None or dalpha is not None:
             _lrelu.prelu_backward(dy, x, alpha, dx, dalpha)

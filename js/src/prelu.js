@@ -140,10 +140,10 @@ export async function runPrelu(runner, pkg, x, alpha, variant = PRELU_VARIANTS[0
   const result = new ArrayBuffer(x.count * elementBytes);
   if (x.count === 0) return result;
   const { device } = runner;
-  // Elements a word (an invocation's): prelu-vec4 four in 16 (float32) or
-  // 8 (float16) bytes, prelu one u32.
-  const vec4 = variant === "prelu-vec4";
-  const lanes = vec4 ? 4 : x.dtype === "float32" ? 1 : 2;
+  const prelu = await verifiedPrelu();
+  // Elements a word (an invocation's), as the package's metadata says:
+  // prelu-vec4 four in 16 (float32) or 8 (float16) bytes, prelu one u32.
+  const lanes = preluVariant(prelu.metadata.webgpu, variant).words[x.dtype].lanes;
   const wordBytes = lanes * elementBytes;
   const aBytes = Math.max(4, Math.ceil(alpha.count * elementBytes / 4) * 4);
   const limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
@@ -160,7 +160,6 @@ export async function runPrelu(runner, pkg, x, alpha, variant = PRELU_VARIANTS[0
   const key = `${variant}/${x.dtype}`;
   if (!runner.pipelines.has(key)) {
     runner.pipelines.set(key, (async () => {
-      const prelu = await verifiedPrelu();
       const code = renderPrelu(pkg, prelu, x.dtype, runner.workgroupSize, variant);
       const module = device.createShaderModule({ code, label: `lrelu ${variant} ${x.dtype}` });
       const info = module.getCompilationInfo ? await module.getCompilationInfo() : { messages: [] };

@@ -261,79 +261,21 @@ int TorchCode(nb::handle t, const TorchNames& names, nb::object* dtype) {
   return code;
 }
 
-// y = leaky_relu(x) for torch tensors x and y (y may be x; with bump,
-// y.copy_(y) first, which bumps y's version counter as torch's in-place ops
-// do and refuses an inference tensor; y_fresh: y is empty_like(x), whose
-// dtype, device and shape need no check). Returns false, having written and
-// bumped nothing, unless both are CPU tensors of one supported dtype and
-// shape (rank <= 8) without lazy negation: the caller's checked path then
-// handles it or names the problem.
-bool ForwardTorch(nb::handle x, nb::handle y, double alpha, bool bump,
-                  bool y_fresh) {
-  const TorchNames& names = Names();
-  nb::object x_dtype;
-  const int code = TorchCode(x, names, &x_dtype);
-  if (code < 0) {
+// t's strides (rank of them) and data address, read through its
+// attributes; false (the Python error cleared) otherwise.
+bool ReadLayout(nb::handle t, const TorchNames& names, Py_ssize_t rank,
+                int64_t* strides, void** address) {
+  const nb::object stride = CallMethod(t, names.stride);
+  const nb::object data = CallMethod(t, names.data_ptr);
+  if (!TupleInts(stride.ptr(), rank, strides) || !data.is_valid()) {
     PyErr_Clear();
     return false;
   }
-  const nb::object shape = Attr(x, names.shape);
-  if (!shape.is_valid() || !PyTuple_Check(shape.ptr())) {
-    PyErr_Clear();
-    return false;
-  }
-  const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
-  if (rank > kStackRank) return false;
-  const bool in_place = x.ptr() == y.ptr();
-  if (!in_place && !y_fresh) {
-    nb::object y_dtype;
-    const int y_code = TorchCode(y, names, &y_dtype);
-    const nb::object y_shape = Attr(y, names.shape);
-    if (y_code != code || y_dtype.ptr() != x_dtype.ptr() ||
-        !y_shape.is_valid() ||
-        PyObject_RichCompareBool(y_shape.ptr(), shape.ptr(), Py_EQ) != 1) {
-      PyErr_Clear();
-      return false;
-    }
-  }
-  int64_t extents[kStackRank];
-  int64_t x_strides[kStackRank];
-  int64_t y_strides[kStackRank];
-  const nb::object x_stride = CallMethod(x, names.stride);
-  const nb::object y_stride = in_place ? x_stride : CallMethod(y, names.stride);
-  if (!TupleInts(shape.ptr(), rank, extents) ||
-      !TupleInts(x_stride.ptr(), rank, x_strides) ||
-      !TupleInts(y_stride.ptr(), rank, y_strides)) {
-    PyErr_Clear();
-    return false;
-  }
-  const nb::object x_data = CallMethod(x, names.data_ptr);
-  const nb::object y_data = in_place ? x_data : CallMethod(y, names.data_ptr);
-  if (!x_data.is_valid() || !y_data.is_valid()) {
-    PyErr_Clear();
-    return false;
-  }
-  void* x_address = PyLong_AsVoidPtr(x_data.ptr());
-  void* y_address = PyLong_AsVoidPtr(y_data.ptr());
+  *address = PyLong_AsVoidPtr(data.ptr());
   if (PyErr_Occurred()) {
     PyErr_Clear();
     return false;
   }
-  if (bump &&
-      !nb::steal(PyObject_CallMethodOneArg(y.ptr(), names.copy_, y.ptr()))
-           .is_valid()) {
-    throw nb::python_error();  // torch's own error (an inference tensor)
-  }
-  const lrelu_tensor_t x_tensor = {x_address, static_cast<lrelu_dtype_t>(code),
-                                   static_cast<int32_t>(rank), extents,
-                                   x_strides};
-  const lrelu_tensor_t y_tensor = {y_address, static_cast<lrelu_dtype_t>(code),
-                                   static_cast<int32_t>(rank), extents,
-                                   y_strides};
-  const lrelu_options_t options = CurrentOptions();
-  CallRaw(ElementCount(extents, static_cast<size_t>(rank)), [&] {
-    return lrelu_leaky_relu(&x_tensor, alpha, &y_tensor, &options);
-  });
   return true;
 }
 
@@ -357,20 +299,52 @@ bool ReadTorch(nb::handle t, const TorchNames& names, TorchView* v) {
     return false;
   }
   const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
-  const nb::object stride = CallMethod(t, names.stride);
-  const nb::object data = CallMethod(t, names.data_ptr);
-  if (!TupleInts(shape.ptr(), rank, v->extents) ||
-      !TupleInts(stride.ptr(), rank, v->strides) || !data.is_valid()) {
+  if (!TupleInts(shape.ptr(), rank, v->extents)) {
     PyErr_Clear();
     return false;
   }
-  void* address = PyLong_AsVoidPtr(data.ptr());
-  if (PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
+  void* address = nullptr;
+  if (!ReadLayout(t, names, rank, v->strides, &address)) return false;
   v->tensor = {address, static_cast<lrelu_dtype_t>(code),
                static_cast<int32_t>(rank), v->extents, v->strides};
+  return true;
+}
+
+// y = leaky_relu(x) for torch tensors x and y (y may be x; with bump,
+// y.copy_(y) first, which bumps y's version counter as torch's in-place ops
+// do and refuses an inference tensor; y_fresh: y is empty_like(x), whose
+// dtype, device and shape need no check). Returns false, having written and
+// bumped nothing, unless both are CPU tensors of one supported dtype and
+// shape (rank <= 8) without lazy negation: the caller's checked path then
+// handles it or names the problem.
+bool ForwardTorch(nb::handle x, nb::handle y, double alpha, bool bump,
+                  bool y_fresh) {
+  const TorchNames& names = Names();
+  TorchView xv, yv;
+  if (!ReadTorch(x, names, &xv)) return false;
+  const lrelu_tensor_t& xt = xv.tensor;
+  const lrelu_tensor_t* yt = &xt;  // in place
+  if (x.ptr() != y.ptr()) {
+    if (y_fresh) {  // x's dtype and shape: its strides and address only
+      yv.tensor = {nullptr, xt.dtype, xt.rank, xv.extents, yv.strides};
+      if (!ReadLayout(y, names, xt.rank, yv.strides, &yv.tensor.data)) {
+        return false;
+      }
+    } else if (!ReadTorch(y, names, &yv) || yv.tensor.dtype != xt.dtype ||
+               yv.tensor.rank != xt.rank ||
+               !std::equal(xv.extents, xv.extents + xt.rank, yv.extents)) {
+      return false;
+    }
+    yt = &yv.tensor;
+  }
+  if (bump &&
+      !nb::steal(PyObject_CallMethodOneArg(y.ptr(), names.copy_, y.ptr()))
+           .is_valid()) {
+    throw nb::python_error();  // torch's own error (an inference tensor)
+  }
+  const lrelu_options_t options = CurrentOptions();
+  CallRaw(ElementCount(xv.extents, static_cast<size_t>(xt.rank)),
+          [&] { return lrelu_leaky_relu(&xt, alpha, yt, &options); });
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "cpu/kernels.h"
 #include "cpu/prelu_dalpha.h"
 #include "cpu/prelu_dalpha_bound.h"
+#include "cpu/stream_bytes.h"
 #include "reference/exact_sum.h"
 #include "reference/reference.h"
 
@@ -737,6 +738,9 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
     bounded_rows = rows32 != nullptr ? rows32 : BoundedKernelsOf(p).second;
     if (rows32 != nullptr) height = &cpu::Rows32Height;
   }
+  // The task's x and dy: from the L2 (rows side by side) or from memory.
+  const bool streamed =
+      cpu::StreamedRows(2 * (end - begin) * channels * e, cpu::L2Bytes());
   for (int64_t row = begin; row < end;) {
     const int64_t seg = std::min({kSegment, ext[last] - idx[last], end - row});
     const char* xr = p.x.data + xo * e;
@@ -748,7 +752,7 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
         const int64_t n = std::min(per_run, seg - done);
         bounded_rows(xr + done * xs[last] * e, xs[last] * e,
                      dyr + done * dys[last] * e, dys[last] * e, n, channels,
-                     block.data());
+                     streamed, block.data());
         cpu::AddRowsBlock(block.data(), count, pair, height(n), totals);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order

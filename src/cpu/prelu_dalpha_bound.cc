@@ -116,17 +116,15 @@ HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
 }
 
 // Adds the terms of `rows` rows to sums[c] and their magnitudes to abs[c]
-// for c < channels. Narrow rows four at a time: one load and store of
-// each accumulator per four terms, and a quarter of the height. Wide rows
-// one at a time: two or four rows of 1-2 KiB each, read side by side, were
-// 1.5-1.65x slower out of cache than the rows in memory order (float32 and
-// float16, 512 channels), though quicker in cache.
+// for c < channels: four at a time (one load and store of each accumulator
+// per four terms, and a quarter of the height), or one at a time where
+// in_order (RowsInOrder).
 template <class L>
 void AddRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
-             int64_t rows, int64_t channels, bool wide, double* sums,
+             int64_t rows, int64_t channels, bool in_order, double* sums,
              double* abs) {
   int64_t r = 0;
-  if (!wide) {
+  if (!in_order) {
     for (; r + 4 <= rows; r += 4) {
       RowsOf<L, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
                    sums, abs);
@@ -140,9 +138,10 @@ void AddRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 
 template <class L>
 void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
-                 int64_t rows, int64_t channels, double* sums) {
+                 int64_t rows, int64_t channels, bool streamed, double* sums) {
   AddRows<L>(x, x_row, dy, dy_row, rows, channels,
-             WideRows(channels * static_cast<int64_t>(sizeof(typename L::T))),
+             RowsInOrder(channels * static_cast<int64_t>(sizeof(typename L::T)),
+                         streamed),
              sums, sums + channels);
 }
 
@@ -309,16 +308,18 @@ constexpr bool kNarrowWiden = HWY_TARGET <= HWY_AVX3;
 template <class In>
 void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
                       int64_t dy_row, int64_t rows, int64_t channels,
-                      double* sums) {
+                      bool streamed, double* sums) {
   using T = typename In::T;
   constexpr int64_t kChunk = 1024;
-  const bool wide = WideRows(channels * static_cast<int64_t>(sizeof(T)));
+  const int64_t row_bytes = channels * static_cast<int64_t>(sizeof(T));
+  const bool wide = WideRows(row_bytes);
+  const bool in_order = RowsInOrder(row_bytes, streamed);
   if (In::kForm == Form::kWiden && !wide && !kNarrowWiden) {
     // Narrow float32 rows below AVX-512: the float64 kernel's tree of four
     // rows was quicker (A/B on AMD, 64 channels, in and out of cache) than
     // the fused multiply-adds' chain of four.
     return BoundedRows<typename In::Wide>(x, x_row, dy, dy_row, rows, channels,
-                                          sums);
+                                          streamed, sums);
   }
   alignas(64) double part[kChunk];
   alignas(64) float mag[kChunk];
@@ -327,7 +328,7 @@ void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
     std::fill(part, part + count, 0.0);
     std::fill(mag, mag + count, 0.0f);
     int64_t r = 0;
-    if (!wide) {
+    if (!in_order) {
       for (; r + 4 <= rows; r += 4) {
         RowsLanesOf<In, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, c0,
                            count, part, mag);
@@ -344,7 +345,8 @@ void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
     if (!certain) {
       const auto e = static_cast<int64_t>(sizeof(T));
       AddRows<typename In::Wide>(x + c0 * e, x_row, dy + c0 * e, dy_row, rows,
-                                 count, wide, sums + c0, sums + channels + c0);
+                                 count, in_order, sums + c0,
+                                 sums + channels + c0);
       continue;
     }
     for (int64_t c = 0; c < count; ++c) {
@@ -440,13 +442,13 @@ void PairRun(const void* xp, const void* dyp, size_t n, BoundedSum* out) {
 }
 
 // Rows of `channels` elements into sums[k], sums[channels + k] and
-// sums[2 channels + k] (sum, low, magnitude), one chain step a row, one
-// row at a time: four rows a step, as the float64 kernels read narrow
-// rows, took 2.5-3x one read out of cache here (1.2x this way; float64,
-// 64 channels), though 10 % less in cache.
+// sums[2 channels + k] (sum, low, magnitude), one chain step a row: four
+// rows a step from the L2, one row at a time when streamed (four a step
+// took 2.5-3x one read out of cache, 1.2x one at a time; float64, 64
+// channels).
 template <class L>
 void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
-              int64_t rows, int64_t channels, double* sums) {
+              int64_t rows, int64_t channels, bool streamed, double* sums) {
   using T = typename L::T;
   double* s = sums;
   double* c = sums + channels;
@@ -454,21 +456,29 @@ void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   const hn::ScalableTag<double> d;
   const hn::CappedTag<double, 1> d1;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t r = 0; r < rows; ++r) {
-    const auto* xr = reinterpret_cast<const T*>(x + r * x_row);
-    const auto* dyr = reinterpret_cast<const T*>(dy + r * dy_row);
+  // kRows rows from row r, each term through its own step of the chain.
+  auto add = [&](int64_t r, auto rows_tag) {
+    constexpr int kRows = decltype(rows_tag)::value;
     int64_t k = 0;
     auto step = [&](auto dv) {
       auto sv = hn::LoadU(dv, s + k), cv = hn::LoadU(dv, c + k),
            av = hn::LoadU(dv, a + k);
-      AddPairTerms<L>(dv, xr + k, dyr + k, &sv, &cv, &av);
+      for (int q = 0; q < kRows; ++q) {
+        AddPairTerms<L>(dv, Row<T>(x + r * x_row, x_row, q) + k,
+                        Row<T>(dy + r * dy_row, dy_row, q) + k, &sv, &cv, &av);
+      }
       hn::StoreU(sv, dv, s + k);
       hn::StoreU(cv, dv, c + k);
       hn::StoreU(av, dv, a + k);
     };
     for (; k + lanes <= channels; k += lanes) step(d);
     for (; k < channels; ++k) step(d1);
+  };
+  int64_t r = 0;
+  if (!streamed) {
+    for (; r + 4 <= rows; r += 4) add(r, std::integral_constant<int, 4>());
   }
+  for (; r < rows; ++r) add(r, std::integral_constant<int, 1>());
 }
 
 // Runs side by side (BoundedRunsKernel): kGroup runs step together, one
@@ -477,6 +487,49 @@ void PairRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 // terms has four steps of four; its chains and lane sums were the
 // latency of the whole call).
 constexpr size_t kGroup = 4;
+
+#if HWY_TARGET != HWY_SCALAR
+// Folds v into its lowest 128-bit block, half onto half (an addition a lane
+// a level), and stores that block to `out`.
+template <class D>
+HWY_INLINE void FoldToBlock(D d, hn::Vec<D> v, hn::TFromD<D>* out) {
+  if constexpr (hn::MaxLanes(d) * sizeof(hn::TFromD<D>) > 16) {
+    const hn::Half<D> dh;
+    FoldToBlock(dh, hn::Add(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v)), out);
+  } else {
+    hn::StoreU(v, d, out);
+  }
+}
+// The lane sums of kGroup = 4 vectors side by side: out[g] = the sum of
+// v[g]'s lanes, along a tree of at most log2(lanes) additions a lane (within
+// RunsHeight's `lanes` for the join). Interleaving pairs of vectors first
+// halves the vectors to fold: ~14 operations for the four where a lane sum
+// each took ~28.
+template <class D>
+HWY_INLINE void SumsOfFour(D d, const hn::Vec<D>* v, hn::TFromD<D>* out) {
+  static_assert(kGroup == 4, "four vectors");
+  using T = hn::TFromD<D>;
+  const auto a = hn::Add(hn::InterleaveLower(d, v[0], v[1]),
+                         hn::InterleaveUpper(d, v[0], v[1]));
+  const auto b = hn::Add(hn::InterleaveLower(d, v[2], v[3]),
+                         hn::InterleaveUpper(d, v[2], v[3]));
+  if constexpr (sizeof(T) == 8) {
+    // Each block of a: (v0's, v1's); of b: (v2's, v3's).
+    FoldToBlock(d, a, out);
+    FoldToBlock(d, b, out + 2);
+  } else {
+    // Each block of a: (v0, v1, v0, v1); then (v0, v2, v1, v3).
+    const auto c =
+        hn::Add(hn::InterleaveLower(d, a, b), hn::InterleaveUpper(d, a, b));
+    alignas(16) T block[4];
+    FoldToBlock(d, c, block);
+    out[0] = block[0];
+    out[1] = block[2];
+    out[2] = block[1];
+    out[3] = block[3];
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
 
 // Adds the last n - i terms of each run of a group (float64 terms, loader
 // L), zero-padded to a vector, to s[g] and their magnitudes to a[g].
@@ -513,10 +566,15 @@ void GroupRun(const typename L::T* const* x, const typename L::T* const* dy,
     }
   }
   GroupTail<L>(d, x, dy, i, n, s, a);
+#if HWY_TARGET == HWY_SCALAR
   for (size_t g = 0; g < kGroup; ++g) {
-    sums[g] = hn::GetLane(hn::SumOfLanes(d, s[g]));
-    abs[g] = hn::GetLane(hn::SumOfLanes(d, a[g]));
+    sums[g] = hn::GetLane(s[g]);
+    abs[g] = hn::GetLane(a[g]);
   }
+#else
+  SumsOfFour(d, s, sums);
+  SumsOfFour(d, a, abs);
+#endif
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -560,12 +618,17 @@ void GroupRunLanes(const typename In::T* const* x,
         AddTerms<In>(d, df, xt, dyt, &lo[g], &hi[g], &m[g]);
       }
     }
+    float a[kGroup];
+    SumsOfFour(df, m, a);
     for (size_t g = 0; g < kGroup; ++g) {
-      const float a = hn::GetLane(hn::SumOfLanes(df, m[g]));
-      certain[g] = certain[g] && (!Checked<In>() || CertainMagnitude(a));
-      mag[g] += static_cast<double>(a);
+      certain[g] = certain[g] && (!Checked<In>() || CertainMagnitude(a[g]));
+      mag[g] += static_cast<double>(a[g]);
     }
   }
+  hn::Vec<decltype(d)> joined[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) joined[g] = hn::Add(lo[g], hi[g]);
+  double joined_sums[kGroup];
+  SumsOfFour(d, joined, joined_sums);
   for (size_t g = 0; g < kGroup; ++g) {
     if (!certain[g]) {
       BoundedSum one;
@@ -574,7 +637,7 @@ void GroupRunLanes(const typename In::T* const* x,
       abs[g] = one.abs;
       continue;
     }
-    sums[g] = hn::GetLane(hn::SumOfLanes(d, hn::Add(lo[g], hi[g])));
+    sums[g] = joined_sums[g];
     abs[g] = mag[g];
   }
 }
@@ -716,12 +779,17 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
         hi[g] = hn::Add(hi[g], hn::PromoteTo(d, hn::UpperHalf(dh, s[g])));
       }
     }
+    float a[kGroup];
+    SumsOfFour(df, m, a);
     for (size_t g = 0; g < kGroup; ++g) {
-      const float a = hn::GetLane(hn::SumOfLanes(df, m[g]));
-      certain[g] = certain[g] && CertainMagnitude(a);
-      mag[g] += static_cast<double>(a);
+      certain[g] = certain[g] && CertainMagnitude(a[g]);
+      mag[g] += static_cast<double>(a[g]);
     }
   }
+  hn::Vec<decltype(d)> joined[kGroup];
+  for (size_t g = 0; g < kGroup; ++g) joined[g] = hn::Add(lo[g], hi[g]);
+  double joined_sums[kGroup];
+  SumsOfFour(d, joined, joined_sums);
   for (size_t g = 0; g < kGroup; ++g) {
     if (!certain[g]) {
       BoundedSum one;
@@ -730,7 +798,7 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
       abs[g] = one.abs;
       continue;
     }
-    sums[g] = hn::GetLane(hn::SumOfLanes(d, hn::Add(lo[g], hi[g])));
+    sums[g] = joined_sums[g];
     abs[g] = mag[g];
   }
 }
@@ -777,7 +845,7 @@ HWY_INLINE void RowsWordsOf(DU du, const char* x, int64_t x_row, const char* dy,
 
 void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
                        int64_t dy_row, int64_t rows, int64_t channels,
-                       double* sums) {
+                       bool streamed, double* sums) {
   const hn::ScalableTag<double> d;
   const hn::Repartition<float, decltype(d)> df;
   const hn::RebindToUnsigned<decltype(df)> du;
@@ -786,7 +854,7 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
   const int64_t step = 2 * lanes;  // channels a vector of words
   constexpr int64_t kChunk = 512;
   constexpr auto kAdds = static_cast<int64_t>(Sums32Adds<false>());
-  const bool wide = WideRows(channels * 2);
+  const bool in_order = RowsInOrder(channels * 2, streamed);
   alignas(64) float s[kChunk], e[kChunk];
   alignas(64) double part[kChunk], mag[kChunk];
   for (int64_t c0 = 0; c0 < channels; c0 += kChunk) {
@@ -802,7 +870,7 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
       std::fill(s, s + in_vectors, 0.0f);
       std::fill(e, e + in_vectors, 0.0f);
       int64_t r = r0;
-      if (!wide) {
+      if (!in_order) {
         for (; r + 4 <= r1; r += 4) {
           RowsWordsOf<4>(du, xc + r * x_row, x_row, dyc + r * dy_row, dy_row,
                          vectors, s, e);
@@ -832,7 +900,7 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
       certain = certain && mag[k] >= 0x1p-60 && mag[k] <= 0x1p127;
     }
     if (!certain) {
-      AddRows<Load16<false>>(xc, x_row, dyc, dy_row, rows, count, wide,
+      AddRows<Load16<false>>(xc, x_row, dyc, dy_row, rows, count, in_order,
                              sums + c0, sums + channels + c0);
       continue;
     }
@@ -855,7 +923,7 @@ void BoundedRowsSums32(const char* x, int64_t x_row, const char* dy,
       double block[2 * 64] = {};
       BoundedRowsLanes<From16<false>>(xc + 2 * in_vectors, x_row,
                                       dyc + 2 * in_vectors, dy_row, rows, tail,
-                                      block);
+                                      streamed, block);
       for (int64_t c = 0; c < tail; ++c) {
         sums[c0 + in_vectors + c] += block[c];
         sums[channels + c0 + in_vectors + c] += block[tail + c];

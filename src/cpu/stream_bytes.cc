@@ -76,9 +76,15 @@ size_t StreamBytesFor(const CacheFacts& facts, size_t tasks) {
   return tasks * std::clamp(facts.l2_bytes, kMinStreamBytes, kDefaultBytes);
 }
 
-size_t StreamBytes(size_t tasks) {
+namespace {
+const CacheFacts& Facts() {
   static const CacheFacts facts = ThisCpu();
-  return StreamBytesFor(facts, tasks);
+  return facts;
 }
+}  // namespace
+
+size_t StreamBytes(size_t tasks) { return StreamBytesFor(Facts(), tasks); }
+
+size_t L2Bytes() { return Facts().l2_bytes; }
 
 }  // namespace lrelu::cpu

@@ -72,6 +72,9 @@ size_t StreamBytesFor(const CacheFacts& facts, size_t tasks);
 // StreamBytesFor(ThisCpu(), tasks), the CPU's facts read once.
 size_t StreamBytes(size_t tasks);
 
+// ThisCpu().l2_bytes, read once (0: unknown).
+size_t L2Bytes();
+
 }  // namespace lrelu::cpu
 
 #endif  // LRELU_SRC_CPU_STREAM_BYTES_H_

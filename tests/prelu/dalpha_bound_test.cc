@@ -264,10 +264,13 @@ TEST(DalphaBound, RunDecidesOnlyTheCorrectlyRoundedSum) {
 // The rows kernel: channel c of each row is the c-th term of channel c's
 // Terms (all of them `rows` long).
 // rows32: bfloat16's rows summed in float32 (bfloat16_rows32).
+// streamed: the kernel told the rows come from memory (wide rows one at a
+// time, RowsInOrder), else from the L2 (four side by side).
 std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
                                  const std::vector<Terms>& channels,
                                  size_t rows, std::vector<bool>* decided,
-                                 bool pair = false, bool rows32 = false) {
+                                 bool pair = false, bool rows32 = false,
+                                 bool streamed = false) {
   const size_t count = channels.size();
   std::vector<uint64_t> xb(rows * count), dyb(rows * count);
   for (size_t r = 0; r < rows; ++r) {
@@ -292,7 +295,7 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
     const int64_t n = std::min(per_run, static_cast<int64_t>(rows) - r);
     kernel(reinterpret_cast<const char*>(x.data()) + r * row_bytes, row_bytes,
            reinterpret_cast<const char*>(dy.data()) + r * row_bytes, row_bytes,
-           n, static_cast<int64_t>(count), block.data());
+           n, static_cast<int64_t>(count), streamed, block.data());
     cpu::AddRowsBlock(block.data(), count, pair,
                       rows32 ? cpu::Rows32Height(n) : cpu::RowsHeight(n),
                       sums.data());
@@ -313,15 +316,15 @@ std::vector<uint64_t> RowsDecide(int64_t target, lrelu_dtype_t dtype,
 // normally distributed terms in the others. False where undecided.
 bool RowsDecideAmongNormal(int64_t target, lrelu_dtype_t dtype, const Terms& t,
                            size_t count, size_t at, std::mt19937_64& rng,
-                           uint64_t* bits) {
+                           bool streamed, uint64_t* bits) {
   std::vector<Terms> channels;
   for (size_t c = 0; c < count; ++c) {
     channels.push_back(Normal(dtype, t.x.size(), rng));
   }
   channels[at] = t;
   std::vector<bool> decided;
-  const std::vector<uint64_t> got =
-      RowsDecide(target, dtype, channels, t.x.size(), &decided);
+  const std::vector<uint64_t> got = RowsDecide(
+      target, dtype, channels, t.x.size(), &decided, false, false, streamed);
   *bits = got[at];
   return decided[at];
 }
@@ -341,61 +344,66 @@ TEST(DalphaBound, RowsDecideOnlyTheCorrectlyRoundedSums) {
         // Narrow and wide rows (WideRows), whole vectors and a ragged tail,
         // more channels than float16's rows kernel takes a pass;
         // an odd number of rows (the four-row steps leave three).
+        // Wide rows both from the L2 and streamed (RowsInOrder).
         for (size_t count : {16, 19, 64, 520, 1100}) {
           for (size_t rows : {1, 39, 300}) {
-            const std::string what = Name(target.bit, dtype) +
-                                     (rows32 ? " (float32 sums)" : "") +
-                                     " channels " + std::to_string(count) +
-                                     " rows " + std::to_string(rows);
-            std::vector<Terms> channels;
-            for (size_t c = 0; c < count; ++c) {
-              channels.push_back(Normal(dtype, rows, rng));
-            }
-            // Four channels on (or next to) a midpoint, padded with zero
-            // terms (x = +0) to `rows`.
-            std::vector<Terms> edge = {Midpoint(dtype), LostTail(dtype),
-                                       Cancelled(dtype),
-                                       RowsLostInFloat32(dtype)};
-            for (size_t k = 0; k < edge.size(); ++k) {
-              edge[k].x.resize(std::max(rows, edge[k].x.size()), 0);
-              edge[k].dy.resize(edge[k].x.size(), 0);
-              if (edge[k].x.size() > rows) continue;  // too long for 1 row
-              channels[(k * 7 + 2) % count] = edge[k];
-            }
-            std::vector<bool> decided;
-            const std::vector<uint64_t> got = RowsDecide(
-                target.bit, dtype, channels, rows, &decided, false, rows32);
-            size_t ordinary = 0, ordinary_decided = 0;
-            for (size_t c = 0; c < count; ++c) {
-              const uint64_t want =
-                  ExactDalpha(dtype, channels[c].x, channels[c].dy, dtype);
-              bool edge_channel = false;
+            for (bool streamed : {false, true}) {
+              if (streamed && count < 520) continue;
+              const std::string what =
+                  Name(target.bit, dtype) + (rows32 ? " (float32 sums)" : "") +
+                  " channels " + std::to_string(count) + " rows " +
+                  std::to_string(rows) + (streamed ? " streamed" : "");
+              std::vector<Terms> channels;
+              for (size_t c = 0; c < count; ++c) {
+                channels.push_back(Normal(dtype, rows, rng));
+              }
+              // Four channels on (or next to) a midpoint, padded with zero
+              // terms (x = +0) to `rows`.
+              std::vector<Terms> edge = {Midpoint(dtype), LostTail(dtype),
+                                         Cancelled(dtype),
+                                         RowsLostInFloat32(dtype)};
               for (size_t k = 0; k < edge.size(); ++k) {
-                edge_channel = edge_channel || (edge[k].x.size() <= rows &&
-                                                c == (k * 7 + 2) % count);
+                edge[k].x.resize(std::max(rows, edge[k].x.size()), 0);
+                edge[k].dy.resize(edge[k].x.size(), 0);
+                if (edge[k].x.size() > rows) continue;  // too long for 1 row
+                channels[(k * 7 + 2) % count] = edge[k];
               }
-              if (!edge_channel) {
-                ++ordinary;
-                ordinary_decided += decided[c] ? 1 : 0;
+              std::vector<bool> decided;
+              const std::vector<uint64_t> got =
+                  RowsDecide(target.bit, dtype, channels, rows, &decided, false,
+                             rows32, streamed);
+              size_t ordinary = 0, ordinary_decided = 0;
+              for (size_t c = 0; c < count; ++c) {
+                const uint64_t want =
+                    ExactDalpha(dtype, channels[c].x, channels[c].dy, dtype);
+                bool edge_channel = false;
+                for (size_t k = 0; k < edge.size(); ++k) {
+                  edge_channel = edge_channel || (edge[k].x.size() <= rows &&
+                                                  c == (k * 7 + 2) % count);
+                }
+                if (!edge_channel) {
+                  ++ordinary;
+                  ordinary_decided += decided[c] ? 1 : 0;
+                }
+                if (decided[c]) {
+                  ASSERT_EQ(Hex(got[c], 4), Hex(want, 4))
+                      << what << " channel " << c;
+                }
               }
-              if (decided[c]) {
-                ASSERT_EQ(Hex(got[c], 4), Hex(want, 4))
-                    << what << " channel " << c;
+              // Short sums can sit on a midpoint exactly (see above), and a
+              // sum near zero (cancellation) has a tiny ulp: most are decided,
+              // long ones nearly all (float32 sums: ~1-2 % left at 300 rows).
+              EXPECT_GE(ordinary_decided * 10, ordinary * 9) << what;
+              if (rows == 300 && !rows32) {
+                EXPECT_GE(ordinary_decided * 100, ordinary * 99) << what;
               }
-            }
-            // Short sums can sit on a midpoint exactly (see above), and a
-            // sum near zero (cancellation) has a tiny ulp: most are decided,
-            // long ones nearly all (float32 sums: ~1-2 % left at 300 rows).
-            EXPECT_GE(ordinary_decided * 10, ordinary * 9) << what;
-            if (rows == 300 && !rows32) {
-              EXPECT_GE(ordinary_decided * 100, ordinary * 99) << what;
-            }
-            // Float32 sums fall below RowsLostInFloat32's midpoint; only a
-            // bound that counts their additions keeps it undecided (64
-            // channels or more: a whole vector of words on every target;
-            // the last ones take float64 sums, which decide it).
-            if (rows32 && rows >= edge[3].x.size() && count >= 64) {
-              EXPECT_FALSE(decided[(3 * 7 + 2) % count]) << what;
+              // Float32 sums fall below RowsLostInFloat32's midpoint; only a
+              // bound that counts their additions keeps it undecided (64
+              // channels or more: a whole vector of words on every target;
+              // the last ones take float64 sums, which decide it).
+              if (rows32 && rows >= edge[3].x.size() && count >= 64) {
+                EXPECT_FALSE(decided[(3 * 7 + 2) % count]) << what;
+              }
             }
           }
         }
@@ -433,11 +441,14 @@ TEST(DalphaBound, RowsBoundCountsEveryRow) {
   for (const cpu::Target& target : cpu::RunnableTargets()) {
     for (size_t count : {16, 48, 300}) {
       for (size_t at : {size_t{3}, count - 1}) {
-        uint64_t got = 0;
-        if (RowsDecideAmongNormal(target.bit, f32, lost, count, at, rng,
-                                  &got)) {
-          EXPECT_EQ(Hex(got, 4), Hex(want, 4))
-              << Name(target.bit, f32) << " channels " << count << " at " << at;
+        for (bool streamed : {false, true}) {
+          uint64_t got = 0;
+          if (RowsDecideAmongNormal(target.bit, f32, lost, count, at, rng,
+                                    streamed, &got)) {
+            EXPECT_EQ(Hex(got, 4), Hex(want, 4))
+                << Name(target.bit, f32) << " channels " << count << " at "
+                << at << (streamed ? " streamed" : "");
+          }
         }
       }
     }
@@ -732,10 +743,14 @@ TEST(DalphaBound, TinyTermsTakeFloat64) {
         // 300 channels: wide float32 rows; a vector's lane and the
         // last few channels' (float64 terms, float32 magnitudes).
         for (size_t at : {5, 298}) {
-          uint64_t got = 0;
-          if (RowsDecideAmongNormal(target.bit, dtype, t, 300, at, rng, &got)) {
-            EXPECT_EQ(Hex(got, 4), Hex(want, 4))
-                << what << " rows, channel " << at;
+          for (bool streamed : {false, true}) {
+            uint64_t got = 0;
+            if (RowsDecideAmongNormal(target.bit, dtype, t, 300, at, rng,
+                                      streamed, &got)) {
+              EXPECT_EQ(Hex(got, 4), Hex(want, 4))
+                  << what << " rows, channel " << at
+                  << (streamed ? " streamed" : "");
+            }
           }
         }
       }
@@ -875,18 +890,24 @@ TEST(DalphaBound, PairSumsDecideOnlyTheCorrectlyRoundedSum) {
           for (size_t c = 0; c < count; ++c) {
             channels.push_back(Normal(dtype, rows, rng));
           }
-          std::vector<bool> decided;
-          const std::vector<uint64_t> got =
-              RowsDecide(target.bit, dtype, channels, rows, &decided, true);
-          for (size_t c = 0; c < count; ++c) {
-            const uint64_t want =
-                ExactDalpha(dtype, channels[c].x, channels[c].dy, f64);
-            ASSERT_TRUE(decided[c] || dtype != f64 ||
-                        want == 0)  // all x >= 0: the exact paths
-                << what << " channels " << count << " rows " << rows;
-            if (decided[c]) {
-              ASSERT_EQ(Hex(got[c], 8), Hex(want, 8))
-                  << what << " channels " << count << " rows " << rows;
+          // Four rows a step (from the L2) and one at a time (streamed).
+          for (bool streamed : {false, true}) {
+            std::vector<bool> decided;
+            const std::vector<uint64_t> got =
+                RowsDecide(target.bit, dtype, channels, rows, &decided, true,
+                           false, streamed);
+            const std::string at = what + " channels " + std::to_string(count) +
+                                   " rows " + std::to_string(rows) +
+                                   (streamed ? " streamed" : "");
+            for (size_t c = 0; c < count; ++c) {
+              const uint64_t want =
+                  ExactDalpha(dtype, channels[c].x, channels[c].dy, f64);
+              ASSERT_TRUE(decided[c] || dtype != f64 ||
+                          want == 0)  // all x >= 0: the exact paths
+                  << at;
+              if (decided[c]) {
+                ASSERT_EQ(Hex(got[c], 8), Hex(want, 8)) << at;
+              }
             }
           }
         }

@@ -473,7 +473,7 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
     const cpu::RoundSumsKernel round = BoundedFor(p).round_sums;
     constexpr int64_t kBlock = 64;
     double sums[kBlock], abs[kBlock];
-    uint64_t bits[kBlock], decided[kBlock];
+    uint64_t decided[kBlock];
     int64_t xr[kBlock], dyr[kBlock];  // this row's runs, in elements
     cpu::BoundedSum totals[kBlock];   // each element's rows (rows > 1)
     bool exact_next = false;  // the block before missed in most elements
@@ -522,16 +522,18 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         });
         height = cpu::RoundSumsInputs(totals, c, sums, abs);
       }
-      if (pair_runs == nullptr) {
-        round(sums, abs, c, height, fa, bits, decided);
+      // The vector decision's bits go straight to out (the loop below
+      // writes the undecided ones), and a block it decides whole skips
+      // that loop.
+      if (pair_runs == nullptr &&
+          round(sums, abs, c, height, fa, out + k, decided) == 0) {
+        exact_next = false;
+        continue;
       }
       int64_t misses = 0;
       for (size_t j = 0; j < c; ++j) {
         const int64_t at = k + static_cast<int64_t>(j);
-        if (decided[j] != 0) {
-          out[at] = bits[j];
-          continue;
-        }
+        if (decided[j] != 0) continue;
         cpu::BoundedSum one;
         if (!by_rows) one.AddRun(sums[j], abs[j], height);
         if (cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at]) ||

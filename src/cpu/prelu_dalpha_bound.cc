@@ -1129,9 +1129,9 @@ HWY_INLINE hn::Mask<D> RoundSumsVector(D d, hn::Vec<D> sum, hn::Vec<D> abs,
                  hn::RebindMask(d, same));
 }
 
-void RoundSums(const double* sums, const double* abs, size_t count,
-               int64_t height, const reference::Format& format, uint64_t* bits,
-               uint64_t* decided) {
+size_t RoundSums(const double* sums, const double* abs, size_t count,
+                 int64_t height, const reference::Format& format,
+                 uint64_t* bits, uint64_t* decided) {
   const hn::ScalableTag<double> d;
   const hn::RebindToUnsigned<decltype(d)> du;
   const size_t lanes = hn::Lanes(d);
@@ -1143,10 +1143,12 @@ void RoundSums(const double* sums, const double* abs, size_t count,
     const auto ok = RoundSumsVector(d, s, a, scale, format, &v);
     hn::StoreU(v, du, b);
     hn::StoreU(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, m);
+    return hn::CountTrue(d, ok);
   };
-  size_t k = 0;
+  size_t k = 0, done = 0;
   for (; k + lanes <= count; k += lanes) {
-    round(hn::LoadU(d, sums + k), hn::LoadU(d, abs + k), bits + k, decided + k);
+    done += round(hn::LoadU(d, sums + k), hn::LoadU(d, abs + k), bits + k,
+                  decided + k);
   }
   if (k < count) {  // zero-padded: zero magnitudes are left undecided
     const size_t c = count - k;
@@ -1157,7 +1159,9 @@ void RoundSums(const double* sums, const double* abs, size_t count,
     round(hn::Load(d, s), hn::Load(d, a), b, m);
     std::memcpy(bits + k, b, c * sizeof(uint64_t));
     std::memcpy(decided + k, m, c * sizeof(uint64_t));
+    for (size_t j = 0; j < c; ++j) done += m[j] != 0 ? 1 : 0;
   }
+  return count - done;
 }
 
 void FillBoundedTable(BoundedTable* table) {

@@ -122,12 +122,13 @@ using PairRunsKernel = void (*)(const void* x, const void* dy,
 // float16 or bfloat16); decided[k] = 0 otherwise, and then RoundIfCertain
 // itself decides or not (ends at zero, subnormal or beyond the largest
 // value, inf and NaN, or an undecided sum). Needs the IEEE default FP
-// environment. The scalar RoundIfCertain takes 20-60 instructions a sum,
-// as much as a 128-term run's kernel.
-using RoundSumsKernel = void (*)(const double* sums, const double* abs,
-                                 size_t count, int64_t height,
-                                 const reference::Format& format,
-                                 uint64_t* bits, uint64_t* decided);
+// environment. Returns how many it left undecided (the caller's loop over
+// them is skipped where none). The scalar RoundIfCertain takes 20-60
+// instructions a sum, as much as a 128-term run's kernel.
+using RoundSumsKernel = size_t (*)(const double* sums, const double* abs,
+                                   size_t count, int64_t height,
+                                   const reference::Format& format,
+                                   uint64_t* bits, uint64_t* decided);
 
 // Rows of row_bytes each go one at a time through the rows kernel when
 // wide, else four at a time.

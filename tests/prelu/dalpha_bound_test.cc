@@ -7,6 +7,7 @@
 // every target and thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -668,8 +669,13 @@ TEST(DalphaBound, VectorDecisionIsRoundIfCertains) {
         }
         const size_t count = sums.size();
         std::vector<uint64_t> bits(count), decided(count);
-        table.round_sums(sums.data(), abs.data(), count, height, f, bits.data(),
-                         decided.data());
+        const size_t left =
+            table.round_sums(sums.data(), abs.data(), count, height, f,
+                             bits.data(), decided.data());
+        // It counts what it leaves (its callers skip their loop on zero).
+        EXPECT_EQ(left, static_cast<size_t>(
+                            std::count(decided.begin(), decided.end(), 0u)))
+            << what;
         size_t agreed = 0;
         for (size_t k = 0; k < count; ++k) {
           cpu::BoundedSum one;

@@ -632,6 +632,10 @@ void GroupRunLanes(const typename In::T* const* x,
     for (size_t g = 0; g < kGroup; ++g) m[g] = hn::Zero(df);
     for (i = begin; i + lanes <= end; i += lanes) {
       for (size_t g = 0; g < kGroup; ++g) {
+        if (i * sizeof(T) % 64 == 0) {  // once a line
+          PrefetchAhead(x[g] + i);
+          PrefetchAhead(dy[g] + i);
+        }
         AddTerms<In>(d, df, x[g] + i, dy[g] + i, &lo[g], &hi[g], &m[g]);
       }
     }
@@ -779,6 +783,10 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
       size_t i = part;
       for (; i + step <= stop; i += step) {
         for (size_t g = 0; g < kGroup; ++g) {
+          if (i * sizeof(uint16_t) % 64 == 0) {  // once a line
+            PrefetchAhead(x[g] + i);
+            PrefetchAhead(dy[g] + i);
+          }
           if constexpr (kHalf) {
             AddHalfTerms(df, x[g] + i, dy[g] + i, &s[g], &m[g]);
           } else {

@@ -130,16 +130,16 @@ using RoundSumsKernel = size_t (*)(const double* sums, const double* abs,
                                    const reference::Format& format,
                                    uint64_t* bits, uint64_t* decided);
 
-// Rows of row_bytes each go one at a time through the rows kernel when
-// wide, else four at a time.
+// Rows of 1 KiB or more (RowsInOrder, RowsPerRun).
 inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
-// Whether the rows kernels take rows one at a time, in memory order, rather
-// than four side by side (one load and store of each accumulator per four
-// terms): wide rows streamed from memory only. Four wide rows side by side
-// were 1.5-1.65x slower out of cache (more streams than the prefetchers
-// follow), and one at a time 1.07-1.19x slower in the L2 (512 channels,
-// 64 Ki elements, Xeon, A/B: float32 0.84-0.85x the time side by side,
-// float16 0.90x, bfloat16 0.93x).
+// Whether the 32/16-bit rows kernels take rows one at a time, in memory
+// order, rather than four side by side (one load and store of each
+// accumulator per four terms, each row prefetched ahead): wide rows
+// streamed from memory only. Four wide rows side by side were 1.05-1.65x
+// slower out of cache, and one at a time 1.07-1.19x slower in the L2 (512
+// channels, 64 Ki elements, Xeon, A/B: float32 0.84-0.92x the time side by
+// side, float16 0.89-0.99x, bfloat16 0.93-0.98x). float64's pair rows go
+// four a step everywhere (PairRows).
 inline bool RowsInOrder(int64_t row_bytes, bool streamed) {
   return streamed && WideRows(row_bytes);
 }

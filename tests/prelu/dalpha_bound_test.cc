@@ -1026,6 +1026,70 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
   }
 }
 
+// NHWC calls whose rows take one rows kernel call on one thread (at most
+// 256 rows, merged into one stride: prelu_dalpha.cc's OneRowsCall, the
+// vector decision straight from the kernel's block): narrow and wide rows,
+// one row (no row stride), and edge channels that the bound leaves
+// undecided, few (each summed on its own) or many (the exact pass), the
+// oracle's bits on every target and thread count.
+TEST(DalphaBound, PublicCallOneRowsCall) {
+  std::mt19937_64 rng(21);
+  const std::pair<lrelu_dtype_t, lrelu_dtype_t> kCases[] = {
+      {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT32},
+      {LRELU_DTYPE_FLOAT16, LRELU_DTYPE_FLOAT16},
+      {LRELU_DTYPE_BFLOAT16, LRELU_DTYPE_BFLOAT16},
+      {LRELU_DTYPE_FLOAT32, LRELU_DTYPE_FLOAT64}};
+  for (const auto& [dtype, adtype] : kCases) {
+    for (size_t rows : {1, 200, 256}) {
+      for (size_t channels : {24, 520}) {
+        for (size_t edges : {0, 4, 12}) {
+          if (rows == 1 && edges != 0) continue;  // edge terms take rows
+          std::vector<Terms> terms;
+          for (size_t c = 0; c < channels; ++c) {
+            terms.push_back(Normal(dtype, rows, rng));
+          }
+          const Terms edge[] = {Midpoint(dtype), LostTail(dtype),
+                                Cancelled(dtype), LostInFloat32(dtype)};
+          for (size_t k = 0; k < edges; ++k) {
+            Terms t = edge[k % 4];
+            t.x.resize(rows, 0);
+            t.dy.resize(rows, 0);
+            terms[k * 2 + 1] = t;
+          }
+          std::vector<uint64_t> xb(rows * channels), dyb(xb.size());
+          for (size_t r = 0; r < rows; ++r) {
+            for (size_t c = 0; c < channels; ++c) {
+              xb[r * channels + c] = terms[c].x[r];
+              dyb[r * channels + c] = terms[c].dy[r];
+            }
+          }
+          std::vector<unsigned char> x = StoredBits(dtype, xb),
+                                     dy = StoredBits(dtype, dyb);
+          std::vector<unsigned char> alpha(channels * lrelu_dtype_size(adtype));
+          // [1, rows, channels]: the unit axis merges away.
+          const std::vector<int64_t> xshape = {1, static_cast<int64_t>(rows),
+                                               static_cast<int64_t>(channels)};
+          const std::vector<int64_t> ashape = {static_cast<int64_t>(channels)};
+          const lrelu_tensor_t tx{x.data(), dtype, 3, xshape.data(), nullptr};
+          const lrelu_tensor_t tdy{dy.data(), dtype, 3, xshape.data(), nullptr};
+          const lrelu_tensor_t ta{alpha.data(), adtype, 1, ashape.data(),
+                                  nullptr};
+          std::vector<uint64_t> want(channels);
+          for (size_t c = 0; c < channels; ++c) {
+            want[c] = ExactDalpha(dtype, terms[c].x, terms[c].dy, adtype);
+          }
+          ExpectDalphaEverywhere(tdy, tx, ta, want,
+                                 std::string(lrelu_dtype_name(dtype)) +
+                                     " alpha " + lrelu_dtype_name(adtype) +
+                                     " rows " + std::to_string(rows) +
+                                     " channels " + std::to_string(channels) +
+                                     " edges " + std::to_string(edges));
+        }
+      }
+    }
+  }
+}
+
 // Planes longer than kBoundedRun go through the runs kernels in chunks
 // (four or more a plane, side by side, at most 64 a kernel call; a
 // shorter last chunk alone): planes of 2049, 5000, 9000 and 140000 (68

@@ -1047,11 +1047,73 @@ int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
   return kHeight(n);
 }
 
+#if HWY_TARGET != HWY_SCALAR
+// Two double-double lane vectors' pairs (s, c, a) joined lane by lane:
+// TwoSum of the sums, its error added to the lows.
+template <class D>
+HWY_INLINE void JoinTwo(D /*d*/, hn::Vec<D> s0, hn::Vec<D> s1, hn::Vec<D> c0,
+                        hn::Vec<D> c1, hn::Vec<D> a0, hn::Vec<D> a1,
+                        hn::Vec<D>* s, hn::Vec<D>* c, hn::Vec<D>* a) {
+  const auto t = hn::Add(s0, s1);
+  const auto z = hn::Sub(t, s0);
+  const auto e = hn::Add(hn::Sub(s0, hn::Sub(t, z)), hn::Sub(s1, z));
+  *s = t;
+  *c = hn::Add(hn::Add(c0, c1), e);
+  *a = hn::Add(a0, a1);
+}
+// Folds (s, c, a) into their lowest 128-bit blocks, half onto half by
+// JoinTwo, and stores each block's two lanes to out[0] and out[1].
+template <class D>
+HWY_INLINE void FoldPairsToBlock(D d, hn::Vec<D> s, hn::Vec<D> c, hn::Vec<D> a,
+                                 double (*out)[3]) {
+  if constexpr (hn::MaxLanes(d) > 2) {
+    const hn::Half<D> dh;
+    hn::Vec<decltype(dh)> fs, fc, fa;
+    JoinTwo(dh, hn::LowerHalf(dh, s), hn::UpperHalf(dh, s),
+            hn::LowerHalf(dh, c), hn::UpperHalf(dh, c), hn::LowerHalf(dh, a),
+            hn::UpperHalf(dh, a), &fs, &fc, &fa);
+    FoldPairsToBlock(dh, fs, fc, fa, out);
+  } else {
+    alignas(16) double bs[2], bc[2], ba[2];
+    hn::Store(s, d, bs);
+    hn::Store(c, d, bc);
+    hn::Store(a, d, ba);
+    for (int k = 0; k < 2; ++k) {
+      out[k][0] = bs[k];
+      out[k][1] = bc[k];
+      out[k][2] = ba[k];
+    }
+  }
+}
+// The lanes of kGroup = 4 runs' double-double sums joined, each run's into
+// out[g] (sum, low, magnitude), as SumsOfFour's tree: pairs of runs
+// interleaved and joined (each block then holds two runs' partial sums),
+// then halves folded. log2(lanes) TwoSums a term where a chain of TwoSums
+// along the lanes took `lanes` dependent ones for each run (half a
+// 128-term run's time).
+template <class D>
+HWY_INLINE void JoinFour(D d, const hn::Vec<D>* s, const hn::Vec<D>* c,
+                         const hn::Vec<D>* a, double (*out)[3]) {
+  static_assert(kGroup == 4, "four runs");
+  for (size_t g = 0; g < kGroup; g += 2) {
+    hn::Vec<D> js, jc, ja;
+    JoinTwo(d, hn::InterleaveLower(d, s[g], s[g + 1]),
+            hn::InterleaveUpper(d, s[g], s[g + 1]),
+            hn::InterleaveLower(d, c[g], c[g + 1]),
+            hn::InterleaveUpper(d, c[g], c[g + 1]),
+            hn::InterleaveLower(d, a[g], a[g + 1]),
+            hn::InterleaveUpper(d, a[g], a[g + 1]), &js, &jc, &ja);
+    FoldPairsToBlock(d, js, jc, ja, out + g);
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
 // PairRunsKernel: kGroup runs side by side, one chain of Dot2 steps a run
 // (PairRun's two chains a run would not fit 16 registers four times), then
-// their lanes joined with the kGroup TwoSum chains interleaved: PairRun's
-// join is a chain of 2 lanes dependent TwoSums, ~1/2 of a 128-term run's
-// time alone. The last count % kGroup runs go through kRun.
+// their lanes joined by JoinFour's tree (PairRun's join, a chain of 2 lanes
+// dependent TwoSums, is ~1/2 of a 128-term run's time alone; the four
+// runs' chains interleaved took ~1/5 of a 512-channel call). The last
+// count % kGroup runs go through kRun.
 template <class L>
 void GroupPairRun(const typename L::T* const* x, const typename L::T* const* dy,
                   size_t n, BoundedSum* sums) {
@@ -1075,21 +1137,20 @@ void GroupPairRun(const typename L::T* const* x, const typename L::T* const* dy,
       AddPairTerms<L>(d, xt, dyt, &s[g], &c[g], &a[g]);
     }
   }
-  alignas(64) double sv[kGroup][kMax], cv[kGroup][kMax], av[kGroup][kMax];
-  for (size_t g = 0; g < kGroup; ++g) {
-    hn::Store(s[g], d, sv[g]);
-    hn::Store(c[g], d, cv[g]);
-    hn::Store(a[g], d, av[g]);
-  }
-  // JoinPairs of each run, a lane at a time for all of them.
+#if HWY_TARGET == HWY_SCALAR
   double out[kGroup][3] = {};
-  for (size_t k = 0; k < lanes; ++k) {
-    for (size_t g = 0; g < kGroup; ++g) {
-      JoinPairs(sv[g] + k, cv[g] + k, av[g] + k, 1, out[g]);
-    }
+  for (size_t g = 0; g < kGroup; ++g) {
+    out[g][0] = hn::GetLane(s[g]);
+    out[g][1] = hn::GetLane(c[g]);
+    out[g][2] = hn::GetLane(a[g]);
   }
+#else
+  double out[kGroup][3];
+  JoinFour(d, s, c, a, out);
+#endif
   // A chain takes n / lanes steps in the loop and one in the tail; the
-  // join `lanes` more.
+  // join at most `lanes` more (a tree of log2(lanes) TwoSums; the lows'
+  // additions two a level).
   const auto height = static_cast<int64_t>(n / lanes + 1 + lanes);
   for (size_t g = 0; g < kGroup; ++g) {
     sums[g].AddPair(out[g][0], out[g][1], out[g][2], height);

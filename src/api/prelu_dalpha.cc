@@ -509,7 +509,12 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
           pair_runs(p.x.data, p.dy.data, xr, dyr, c, static_cast<size_t>(inner),
                     totals);
         });
-        std::fill(decided, decided + c, uint64_t{0});
+        // RoundIfCertain's decision in vectors: what it leaves, the
+        // scalar one would leave too.
+        if (BoundedFor(p).round_pairs(totals, c, out + k, decided) == 0) {
+          exact_next = false;
+          continue;
+        }
       } else if (rows == 1) {
         height = runs(p.x.data, p.dy.data, &x_offsets[k], &dy_offsets[k], c,
                       static_cast<size_t>(inner), sums, abs);
@@ -536,7 +541,8 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         if (decided[j] != 0) continue;
         cpu::BoundedSum one;
         if (!by_rows) one.AddRun(sums[j], abs[j], height);
-        if (cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at]) ||
+        if ((pair_runs == nullptr &&
+             cpu::RoundIfCertain(by_rows ? totals[j] : one, fa, &out[at])) ||
             (runs32 != nullptr && bounded_sum(at, &out[at]))) {
           continue;
         }
@@ -893,11 +899,13 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     // does not decide its rounding.
     const auto count = static_cast<size_t>(channels);
     const int k = cpu::BoundedIndex(p.dtype, p.dalpha.dtype);
-    // The 32/16-bit dalphas decided in vectors first (RoundSumsKernel).
-    std::vector<uint64_t> decided(k >= 0 && k <= 2 ? count : 0);
+    // The 32/16-bit dalphas decided in vectors first (RoundSumsKernel),
+    // float64's (the pair kernels) after the pass (RoundPairsKernel).
+    const bool sums_kernel = k >= 0 && k <= 2;
+    std::vector<uint64_t> decided(count);
     std::vector<cpu::BoundedSum> bounded;
     size_t left_count = count;  // not decided in vectors
-    if (tasks != 1 || decided.empty() ||
+    if (tasks != 1 || !sums_kernel ||
         !OneRowsCall(p, job.rows, fa, out, decided.data(), &bounded,
                      &left_count)) {
       bounded.resize(sums);
@@ -910,22 +918,26 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
           bounded[c].Merge(bounded[t * count + c]);
         }
       }
-      if (!decided.empty()) {
-        cpu::DefaultFloatEnv env;  // the rounding of the bounds
+      cpu::DefaultFloatEnv env;  // the rounding of the bounds
+      if (sums_kernel) {
         std::vector<double> total(count), abs(count);
         const int64_t height = cpu::RoundSumsInputs(bounded.data(), count,
                                                     total.data(), abs.data());
         left_count = BoundedFor(p).round_sums(total.data(), abs.data(), count,
                                               height, fa, out, decided.data());
+      } else {
+        left_count = BoundedFor(p).round_pairs(bounded.data(), count, out,
+                                               decided.data());
       }
     }
     cpu::DefaultFloatEnv env;  // the rounding of the bounds
     std::vector<int64_t> undecided;
     const size_t alone = std::max<size_t>(1, count / kChannelsAlone);
-    const uint64_t* vector_decided = decided.empty() ? nullptr : decided.data();
     for (size_t c = 0; c < (left_count == 0 ? 0 : count); ++c) {
-      if (vector_decided != nullptr && vector_decided[c] != 0) continue;
-      if (!cpu::RoundIfCertain(bounded[c], fa, &out[c])) {
+      if (decided[c] != 0) continue;
+      // The scalar decision where the vectors' covered less (RoundSums:
+      // normal ranges only; RoundPairs is RoundPairIfCertain itself).
+      if (!sums_kernel || !cpu::RoundIfCertain(bounded[c], fa, &out[c])) {
         undecided.push_back(static_cast<int64_t>(c));
         if (undecided.size() > alone) break;
       }

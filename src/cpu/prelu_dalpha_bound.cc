@@ -1264,6 +1264,59 @@ size_t RoundSums(const double* sums, const double* abs, size_t count,
   return count - done;
 }
 
+// RoundPairsKernel: RoundPairIfCertain's arithmetic in vectors, on the
+// sums gathered a block at a time (PairBound scalar: the BoundedSums'
+// fields side by side).
+size_t RoundPairs(const BoundedSum* s, size_t count, uint64_t* bits,
+                  uint64_t* decided) {
+  const hn::ScalableTag<double> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const size_t lanes = hn::Lanes(d);
+  constexpr size_t kBlock = 64;
+  HWY_ALIGN double sum[kBlock], error[kBlock], bound[kBlock];
+  HWY_ALIGN uint64_t b[kBlock], m[kBlock];
+  size_t done = 0;
+  for (size_t k0 = 0; k0 < count; k0 += kBlock) {
+    const size_t n = std::min(kBlock, count - k0);
+    for (size_t j = 0; j < n; ++j) {
+      sum[j] = s[k0 + j].sum;
+      error[j] = s[k0 + j].error;
+      bound[j] = PairBound(s[k0 + j]);
+    }
+    const size_t padded = (n + lanes - 1) / lanes * lanes;
+    for (size_t j = n; j < padded; ++j) {  // NaN: decides nothing
+      sum[j] = error[j] = 0;
+      bound[j] = std::numeric_limits<double>::quiet_NaN();
+    }
+    for (size_t j = 0; j < padded; j += lanes) {
+      const auto sv = hn::Load(d, sum + j), ev = hn::Load(d, error + j);
+      const auto hi = hn::Add(sv, ev);
+      const auto z = hn::Sub(hi, sv);
+      const auto lo = hn::Add(hn::Sub(sv, hn::Sub(hi, z)), hn::Sub(ev, z));
+      const auto hb = hn::BitCast(du, hi);
+      const auto away = hn::BitCast(d, hn::Add(hb, hn::Set(du, 1)));
+      const auto towards = hn::BitCast(d, hn::Sub(hb, hn::Set(du, 1)));
+      const auto half = hn::Div(
+          hn::Min(hn::Abs(hn::Sub(away, hi)), hn::Abs(hn::Sub(hi, towards))),
+          hn::Set(d, 2.0));
+      // A NaN bound or hi fails the comparison; an infinite hi makes
+      // `half` NaN or zero.
+      const auto ok =
+          hn::And(hn::Lt(hn::Add(hn::Abs(lo), hn::Load(d, bound + j)),
+                         hn::Mul(half, hn::Set(d, 1 - 0x1p-50))),
+                  hn::And(hn::IsFinite(hi), hn::Ne(hi, hn::Zero(d))));
+      hn::Store(hb, du, b + j);
+      hn::Store(hn::VecFromMask(du, hn::RebindMask(du, ok)), du, m + j);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (m[j] != 0) bits[k0 + j] = b[j];
+      decided[k0 + j] = m[j];
+      done += m[j] != 0 ? 1 : 0;
+    }
+  }
+  return count - done;
+}
+
 void FillBoundedTable(BoundedTable* table) {
   table->run[0] = &BoundedRun<LoadF32>;
 #if HWY_TARGET == HWY_SCALAR
@@ -1318,6 +1371,7 @@ void FillBoundedTable(BoundedTable* table) {
   table->bfloat16_rows32 = &BoundedRowsSums32;
 #endif
   table->round_sums = &RoundSums;
+  table->round_pairs = &RoundPairs;
   table->pair_runs[0] =
       &PairRuns<float, &GroupPairRun<LoadF32>, &PairRun<LoadF32>>;
   table->pair_runs[1] =
@@ -1402,24 +1456,11 @@ bool RoundNormal(const reference::Format& format, double v, uint64_t* out) {
   return true;
 }
 
-// RoundIfCertain for float64 (the pair kernels' sums).
-//
-// The bound. In a chain of h Dot2 steps (TwoSum joins included), sum + low
-// is within gamma_h^2 A of the exact sum (Ogita, Rump and Oishi, Theorem
-// 5.3, the final rounding left out); adding the runs' `low`s into `error`
-// errs by u |error| per run, with |error| below (h + runs) u A: below
-// (runs + 2) (h + runs + 2) u^2 A in all. The computed A is within
-// gamma_h of the exact one. A product below 2^-969 may lose its TwoProduct
-// residual, 2^-1075 at most a term: below the first part when A >= 2^-900.
-// Twice the sum of the two parts takes all of that.
+// RoundIfCertain for float64 (the pair kernels' sums; PairBound in
+// prelu_dalpha_bound.h, RoundPairs the same in vectors).
 bool RoundPairIfCertain(const BoundedSum& s, uint64_t* bits) {
-  if (!(s.abs >= 0x1p-900 && s.abs <= 0x1p900) ||
-      s.height > (int64_t{1} << 20) || s.runs > (int64_t{1} << 26)) {
-    return false;  // also a NaN, and only zero terms (then the exact paths)
-  }
-  const auto h = static_cast<double>(s.height + 2);
-  const auto r = static_cast<double>(s.runs + 2);
-  const double bound = 2 * (h * h + r * (h + r)) * 0x1p-106 * s.abs;
+  const double bound = PairBound(s);
+  if (std::isnan(bound)) return false;
   // The exact sum is within `bound` of hi + lo (TwoSum: exactly sum +
   // error).
   const double hi = s.sum + s.error;

@@ -130,6 +130,12 @@ using RoundSumsKernel = size_t (*)(const double* sums, const double* abs,
                                    const reference::Format& format,
                                    uint64_t* bits, uint64_t* decided);
 
+// RoundIfCertain for count float64 sums of the pair kernels, in vectors:
+// bits[k] where decided[k] is nonzero (then as RoundIfCertain's), other
+// bits[k] untouched. Returns how many it left undecided.
+using RoundPairsKernel = size_t (*)(const BoundedSum* s, size_t count,
+                                    uint64_t* bits, uint64_t* decided);
+
 // Rows of 1 KiB or more (RowsInOrder, RowsPerRun).
 inline bool WideRows(int64_t row_bytes) { return row_bytes >= 1024; }
 // Whether the 32/16-bit rows kernels take rows one at a time, in memory
@@ -198,8 +204,9 @@ struct BoundedTable {
   // channel's E in place of its magnitude (Rows32Height); NULL as
   // runs32.
   BoundedRowsKernel bfloat16_rows32;
-  RoundSumsKernel round_sums;   // the sums of kernels 0-2
-  PairRunsKernel pair_runs[4];  // kernels 3-6; NULL as run[k]
+  RoundSumsKernel round_sums;    // the sums of kernels 0-2
+  RoundPairsKernel round_pairs;  // the sums of kernels 3-6
+  PairRunsKernel pair_runs[4];   // kernels 3-6; NULL as run[k]
 };
 // The table's index for x's dtype and dalpha's; -1: no kernels (float64 x
 // with a 32/16-bit dalpha).
@@ -241,6 +248,29 @@ inline int64_t RoundSumsInputs(const BoundedSum* s, size_t count, double* sums,
     height = std::max(height, s[k].height);
   }
   return height;
+}
+
+// RoundIfCertain's bound for a float64 sum of the pair kernels, or NaN
+// where the sum's magnitude, height or runs leave it undecidable (also a
+// NaN sum, and only zero terms: then the exact paths).
+//
+// In a chain of h Dot2 steps (TwoSum joins included, along a chain or a
+// tree of at most h levels whose lows pass through at most h additions),
+// sum + low is within gamma_h^2 A of the exact sum (Ogita, Rump and Oishi,
+// Theorem 5.3, the final rounding left out); adding the runs' `low`s into
+// `error` errs by u |error| per run, with |error| below (h + runs) u A:
+// below (runs + 2) (h + runs + 2) u^2 A in all. The computed A is within
+// gamma_h of the exact one. A product below 2^-969 may lose its TwoProduct
+// residual, 2^-1075 at most a term: below the first part when A >= 2^-900.
+// Twice the sum of the two parts takes all of that.
+inline double PairBound(const BoundedSum& s) {
+  if (!(s.abs >= 0x1p-900 && s.abs <= 0x1p900) ||
+      s.height > (int64_t{1} << 20) || s.runs > (int64_t{1} << 26)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const auto h = static_cast<double>(s.height + 2);
+  const auto r = static_cast<double>(s.runs + 2);
+  return 2 * (h * h + r * (h + r)) * 0x1p-106 * s.abs;
 }
 
 // The kernels compiled for `target` (one of RunnableTargets()).

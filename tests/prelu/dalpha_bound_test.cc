@@ -703,6 +703,79 @@ TEST(DalphaBound, VectorDecisionIsRoundIfCertains) {
   }
 }
 
+// RoundPairsKernel (float64 dalpha's decision in vectors) decides exactly
+// what RoundIfCertain decides, with its bits, on every target: sums near
+// float64 values and midpoints at about the bound's distance (either
+// side), heights and runs from one to past the bound's limits, and the
+// edges (zero, subnormal, largest, inf, NaN, magnitudes out of range).
+TEST(DalphaBound, PairVectorDecisionIsRoundIfCertains) {
+  cpu::DefaultFloatEnv env;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const reference::Format f = reference::FormatOf(LRELU_DTYPE_FLOAT64);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<cpu::BoundedSum> sums;
+  const int64_t kHeights[] = {1, 40, 3000, (int64_t{1} << 20) + 1};
+  const int64_t kRuns[] = {1, 7, 100000, (int64_t{1} << 26) + 1};
+  for (int i = 0; i < 6000; ++i) {
+    cpu::BoundedSum s;
+    s.height = kHeights[i % 4];
+    s.runs = kRuns[(i / 4) % 4];
+    // hi: a float64 near 1 scaled; lo: the midpoint's distance (half its
+    // ulp) or a value's (0) with an offset of about the bound.
+    const int exponent = static_cast<int>(unit(rng) * 1800) - 900;
+    const double hi =
+        std::ldexp(1 + std::floor(unit(rng) * 64) * 0x1p-52, exponent) *
+        (i % 3 == 0 ? -1 : 1);
+    const double half_ulp = std::ldexp(1.0, exponent - 53);
+    s.abs = std::fabs(hi) * std::ldexp(1.0, static_cast<int>(i % 50));
+    const double bound = cpu::PairBound(s);
+    const double off = std::isnan(bound) ? 0 : (unit(rng) * 4 - 2) * bound;
+    s.sum = hi;
+    s.error = ((i % 2) * half_ulp + off) * (i % 7 == 0 ? -1 : 1);
+    sums.push_back(s);
+  }
+  for (double v : {0.0, -0.0, 0x1p-1074, -0x1p-1060, 0x1p1023 * 1.5, -inf, inf,
+                   std::numeric_limits<double>::quiet_NaN(), 1.0}) {
+    for (double a : {0.0, std::fabs(v), 1.0, 0x1p-950, 0x1p950}) {
+      cpu::BoundedSum s;
+      s.sum = v;
+      s.abs = a;
+      s.height = 5;
+      s.runs = 1;
+      sums.push_back(s);
+    }
+  }
+  for (const cpu::Target& target : cpu::RunnableTargets()) {
+    const cpu::BoundedTable& table = cpu::BoundedFor(target.bit);
+    const size_t count = sums.size();
+    std::vector<uint64_t> bits(count, 0), decided(count);
+    const size_t left =
+        table.round_pairs(sums.data(), count, bits.data(), decided.data());
+    EXPECT_EQ(left, static_cast<size_t>(
+                        std::count(decided.begin(), decided.end(), 0u)))
+        << target.name;
+    size_t certain_count = 0;
+    for (size_t k = 0; k < count; ++k) {
+      uint64_t scalar = 0;
+      const bool certain = cpu::RoundIfCertain(sums[k], f, &scalar);
+      certain_count += certain ? 1 : 0;
+      uint64_t sum_bits = 0;
+      std::memcpy(&sum_bits, &sums[k].sum, sizeof(sum_bits));
+      const std::string at =
+          std::string(target.name) + " sum " + Hex(sum_bits, 8) + " error " +
+          std::to_string(sums[k].error) + " abs " + std::to_string(sums[k].abs);
+      ASSERT_EQ(decided[k] != 0, certain) << at;
+      if (certain) {
+        ASSERT_EQ(Hex(bits[k], 8), Hex(scalar, 8)) << at;
+      }
+    }
+    // Both kinds occur: decided sums and undecided ones.
+    EXPECT_GT(certain_count, count / 8) << target.name;
+    EXPECT_LT(certain_count, count - count / 8) << target.name;
+  }
+}
+
 // Through the public call, NCHW (runs) and NHWC (rows), on every target
 // and 1, 2, 3, 7 threads: channels on and next to midpoints take the
 // exact path, the others the bounded one, all with the oracle's bits

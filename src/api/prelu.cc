@@ -56,11 +56,13 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   const reference::Format af = reference::FormatOf(p.alpha.dtype);
   const auto count = static_cast<size_t>(p.alpha_count);
   std::vector<double> alpha(per_view ? count : 0);
-  std::vector<int64_t> x_off(count), o_off(count), v_off(count);
-  std::vector<const View*> views = {&p.x, &v};
-  if (has_out) views.push_back(&out);
   const bool offsets =
       per_view || (p.backward && p.has_dalpha && !DalphaByRows(p));
+  // Only what is read: dalpha by rows takes none, dalpha alone no o_off.
+  std::vector<int64_t> x_off(offsets ? count : 0), v_off(x_off.size()),
+      o_off(has_out ? x_off.size() : 0);
+  std::vector<const View*> views = {&p.x, &v};
+  if (has_out) views.push_back(&out);
   if (offsets && !per_view && p.alpha_axes.size() == 1) {
     // One axis (per channel, dalpha alone): each view's offsets step by
     // its stride, without ForEachAlpha's odometer and calls.
@@ -71,7 +73,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
       const auto i = static_cast<int64_t>(k);
       x_off[k] = i * sx;
       v_off[k] = i * sv;
-      o_off[k] = i * so;
+      if (has_out) o_off[k] = i * so;
     }
   } else if (offsets) {
     ForEachAlpha(p, views, [&](int64_t k, const std::vector<int64_t>& off) {
@@ -83,7 +85,7 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
       }
       x_off[k] = off[0];
       v_off[k] = off[1];
-      o_off[k] = has_out ? off[2] : 0;
+      if (has_out) o_off[k] = off[2];
     });
   }
 

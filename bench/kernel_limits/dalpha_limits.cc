@@ -314,7 +314,8 @@ double LibraryDalpha(lrelu_dtype_t dtype, void* x, void* dy, size_t n,
 int main(int argc, char** argv) {
   using namespace lrelu_bench;  // NOLINT: this tool's own names
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 65536;
-  const int samples = argc > 2 ? std::atoi(argv[2]) : 101;
+  const int samples =
+      argc > 2 ? static_cast<int>(std::strtol(argv[2], nullptr, 10)) : 101;
   if (n < 512 || n % 512 != 0 || samples < 1) {
     std::fprintf(stderr,
                  "usage: lrelu_dalpha_limits [elements, a multiple of 512] "

@@ -826,9 +826,13 @@ bool OneRowsCall(const PreluPlan& p, int64_t rows, const reference::Format& fa,
   const int64_t channels = p.x.shape[rank - 1];
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
   const int64_t row_bytes = channels * e;
-  if (rows > cpu::RowsPerRun(row_bytes, rows) || rows > kSegment) return false;
+  if (rows > cpu::RowsPerRun(row_bytes, rows) || rows > kSegment) {
+    return false;
+  }
   const Dims dims = MergedDims(p.x.shape.data(), rank - 1, p.x, p.dy);
-  if (dims.extent.size() > 1) return false;
+  if (dims.extent.size() > 1) {
+    return false;
+  }
   const int64_t xs = dims.extent.empty() ? 0 : dims.xs[0] * e;
   const int64_t dys = dims.extent.empty() ? 0 : dims.dys[0] * e;
   const cpu::BoundedRowsKernel rows32 = BFloat16Rows32Of(p);

@@ -266,6 +266,17 @@ cpu::BoundedRowsKernel BFloat16Rows32Of(const PreluPlan& p) {
              : nullptr;
 }
 
+// The indices k < count where decided[k] is zero, in order, into left;
+// returns how many. Branch-free.
+size_t Undecided(const uint64_t* decided, size_t count, size_t* left) {
+  size_t n = 0;
+  for (size_t k = 0; k < count; ++k) {
+    left[n] = k;
+    n += decided[k] == 0 ? 1 : 0;
+  }
+  return n;
+}
+
 // n elements of `elem` bytes, `step` bytes apart, copied to `out`.
 void Gather(const char* p, int64_t step, int64_t elem, int64_t n, char* out) {
   if (elem == 4) {
@@ -536,9 +547,15 @@ void SumRange(const PreluPlan& p, const std::vector<int64_t>& x_offsets,
         continue;
       }
       int64_t misses = 0;
-      for (size_t j = 0; j < c; ++j) {
+      // The undecided elements' indices first, in a loop of its own: a
+      // loop over the block that skipped the decided ones kept its
+      // counters in memory (the lambdas below take them by reference),
+      // ~1/20 of a 512-channel float16 call.
+      size_t left[kBlock];
+      const size_t lefts = Undecided(decided, c, left);
+      for (size_t q = 0; q < lefts; ++q) {
+        const size_t j = left[q];
         const int64_t at = k + static_cast<int64_t>(j);
-        if (decided[j] != 0) continue;
         cpu::BoundedSum one;
         if (!by_rows) one.AddRun(sums[j], abs[j], height);
         if ((pair_runs == nullptr &&
@@ -937,8 +954,11 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     cpu::DefaultFloatEnv env;  // the rounding of the bounds
     std::vector<int64_t> undecided;
     const size_t alone = std::max<size_t>(1, count / kChannelsAlone);
-    for (size_t c = 0; c < (left_count == 0 ? 0 : count); ++c) {
-      if (decided[c] != 0) continue;
+    std::vector<size_t> pending(left_count == 0 ? 0 : count);
+    const size_t pendings =
+        Undecided(decided.data(), pending.size(), pending.data());
+    for (size_t q = 0; q < pendings; ++q) {
+      const size_t c = pending[q];
       // The scalar decision where the vectors' covered less (RoundSums:
       // normal ranges only; RoundPairs is RoundPairIfCertain itself).
       if (!sums_kernel || !cpu::RoundIfCertain(bounded[c], fa, &out[c])) {

@@ -835,10 +835,20 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
 // gathered again (~1/6 of a 512-channel float32 call in cache). False where
 // that does not apply (nothing done). Else out holds the channels that
 // decided[c] marks; where some are left (*left, their count, nonzero),
-// *bounded holds every channel's BoundedSum. 32/16-bit dalpha only.
+// *result holds the block they come from. 32/16-bit dalpha only.
+struct OneRowsBlock {
+  std::vector<double> block;  // each channel's sum, then its magnitude
+  int64_t height = 0;
+  // Channel c's BoundedSum: one run from zero, the block's sum exactly.
+  cpu::BoundedSum Of(size_t c) const {
+    cpu::BoundedSum s;
+    s.AddRun(block[c], block[block.size() / 2 + c], height);
+    return s;
+  }
+};
 bool OneRowsCall(const PreluPlan& p, int64_t rows, const reference::Format& fa,
-                 uint64_t* out, uint64_t* decided,
-                 std::vector<cpu::BoundedSum>* bounded, size_t* left) {
+                 uint64_t* out, uint64_t* decided, OneRowsBlock* result,
+                 size_t* left) {
   const size_t rank = p.x.shape.size();
   const int64_t channels = p.x.shape[rank - 1];
   const auto e = static_cast<int64_t>(lrelu_dtype_size(p.dtype));
@@ -862,14 +872,11 @@ bool OneRowsCall(const PreluPlan& p, int64_t rows, const reference::Format& fa,
   cpu::DefaultFloatEnv env;              // no DAZ while widening subnormals
   kernel(p.x.data, xs, p.dy.data, dys, rows, channels,
          cpu::StreamedRows(2 * rows * row_bytes, cpu::L2Bytes()), block.data());
-  // One run from zero: its BoundedSum is the block's sum, exactly.
   *left = BoundedFor(p).round_sums(block.data(), block.data() + count, count,
                                    height, fa, out, decided);
   if (*left != 0) {
-    bounded->assign(count, cpu::BoundedSum{});
-    for (size_t c = 0; c < count; ++c) {
-      (*bounded)[c].AddRun(block[c], block[count + c], height);
-    }
+    result->block = std::move(block);
+    result->height = height;
   }
   return true;
 }
@@ -925,10 +932,10 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     const bool sums_kernel = k >= 0 && k <= 2;
     std::vector<uint64_t> decided(count);
     std::vector<cpu::BoundedSum> bounded;
+    OneRowsBlock one;           // OneRowsCall's, where it took the call
     size_t left_count = count;  // not decided in vectors
     if (tasks != 1 || !sums_kernel ||
-        !OneRowsCall(p, job.rows, fa, out, decided.data(), &bounded,
-                     &left_count)) {
+        !OneRowsCall(p, job.rows, fa, out, decided.data(), &one, &left_count)) {
       bounded.resize(sums);
       job.bounded = bounded.data();
       run_tasks();
@@ -961,7 +968,9 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
       const size_t c = pending[q];
       // The scalar decision where the vectors' covered less (RoundSums:
       // normal ranges only; RoundPairs is RoundPairIfCertain itself).
-      if (!sums_kernel || !cpu::RoundIfCertain(bounded[c], fa, &out[c])) {
+      if (!sums_kernel ||
+          !cpu::RoundIfCertain(one.block.empty() ? bounded[c] : one.Of(c), fa,
+                               &out[c])) {
         undecided.push_back(static_cast<int64_t>(c));
         if (undecided.size() > alone) break;
       }

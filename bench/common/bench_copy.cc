@@ -175,4 +175,18 @@ void CopyTaskRange(std::size_t task, std::size_t tasks, std::size_t bytes,
   *end = std::min(bytes, *begin + per_task);
 }
 
+void ReadXAndDy(const void* x, const void* dy, std::size_t bytes) {
+  std::uint64_t acc[8] = {};
+  const std::size_t words = bytes / 8;
+  const auto* xw = static_cast<const std::uint64_t*>(x);
+  const auto* dyw = static_cast<const std::uint64_t*>(dy);
+  for (std::size_t i = 0; i + 8 <= words; i += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
+  }
+  std::uint64_t sum = 0;
+  for (std::uint64_t a : acc) sum += a;
+  volatile std::uint64_t sink = sum;
+  (void)sink;
+}
+
 }  // namespace lrelu_bench

@@ -35,6 +35,11 @@ const char* SimdCopyName();
 CopyFunction NtCopyFunction();
 const char* NtCopyName();
 
+// The baseline of PReLU's dalpha (lrelu_prelu_bench, lrelu_dalpha_limits):
+// x and dy, `bytes` each, read once as 64-bit words (XORed pairwise and
+// summed, so the reads are not optimized away).
+void ReadXAndDy(const void* x, const void* dy, std::size_t bytes);
+
 // Bytes [*begin, *end) that task `task` of `tasks` copies: whole 64-byte
 // blocks, ceil(blocks / tasks) per task, so no two tasks share a cache line.
 void CopyTaskRange(std::size_t task, std::size_t tasks, std::size_t bytes,

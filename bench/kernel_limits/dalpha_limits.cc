@@ -2,7 +2,7 @@
 // done"): the inner loop of each dtype's bounded sum alone (the terms
 // x * dy for x < 0, their sum and the magnitudes its bound needs; no runs,
 // joins or decisions), next to a vector read of the same x and dy, the
-// benchmark's baseline read (lrelu_prelu_bench's ReadOnce, 64-bit words)
+// benchmark's baseline read (bench_copy.h's ReadXAndDy, 64-bit words)
 // and the library's whole dalpha call on NCHW planes of 64 and 512
 // channels, on the same buffers in the same run. Highway's best target on
 // this CPU; times are the fastest of the samples, in ns per term and as
@@ -228,27 +228,13 @@ bool RunLoop(int loop, const Inputs& in, Sink* sink, const char** name) {
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "bench_copy.h"
 #include "lrelu/lrelu.h"
 
 namespace lrelu_bench {
 HWY_EXPORT(RunLoop);
 
 namespace {
-
-// lrelu_prelu_bench's baseline: x and dy read as 64-bit words.
-void ReadOnce(const void* x, const void* dy, size_t bytes) {
-  uint64_t acc[8] = {};
-  const size_t words = bytes / 8;
-  const auto* xw = static_cast<const uint64_t*>(x);
-  const auto* dyw = static_cast<const uint64_t*>(dy);
-  for (size_t i = 0; i + 8 <= words; i += 8) {
-    for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
-  }
-  uint64_t sum = 0;
-  for (uint64_t a : acc) sum += a;
-  volatile uint64_t sink = sum;
-  (void)sink;
-}
 
 // The fastest of `samples` runs of f, in ns.
 template <class F>
@@ -349,7 +335,7 @@ int main(int argc, char** argv) {
       "(%zu KiB of float32 x and dy), Highway target %s, fastest of %d\n\n",
       n, n * 8 / 1024, target, samples);
   std::printf(
-      "| dtype | baseline read (ReadOnce) ns | vector read ns | terms loop "
+      "| dtype | baseline read (ReadXAndDy) ns | vector read ns | terms loop "
       "ns | loop / baseline | loop / vector read | lrelu dalpha 64 ch / "
       "baseline | 512 ch / baseline |\n|---|---:|---:|---:|---:|---:|---:|"
       "---:|\n");
@@ -372,7 +358,7 @@ int main(int argc, char** argv) {
   };
   for (const Row& r : rows) {
     const double base =
-        Fastest(samples, [&] { ReadOnce(r.x, r.dy, n * r.elem); });
+        Fastest(samples, [&] { ReadXAndDy(r.x, r.dy, n * r.elem); });
     const double read = Fastest(samples, [&] {
       HWY_DYNAMIC_DISPATCH(RunLoop)(r.read, in, &sink, &target);
     });

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_copy.h"
 #include "bench_timing.h"
 #include "lrelu/lrelu.h"
 
@@ -86,24 +87,9 @@ Layout LayoutOf(int layout, int64_t c, int64_t hw) {
   return {{1, 1, hw, c}, {c}};
 }
 
-// One pass reading x and dy (`bytes` each) as 64-bit words: the baseline
-// of the dalpha rows.
-void ReadOnce(const void* x, const void* dy, size_t bytes) {
-  uint64_t acc[8] = {};
-  const size_t words = bytes / 8;
-  const auto* xw = static_cast<const uint64_t*>(x);
-  const auto* dyw = static_cast<const uint64_t*>(dy);
-  for (size_t i = 0; i + 8 <= words; i += 8) {
-    for (int k = 0; k < 8; ++k) acc[k] += xw[i + k] ^ dyw[i + k];
-  }
-  uint64_t sum = 0;
-  for (uint64_t a : acc) sum += a;
-  volatile uint64_t sink = sum;
-  (void)sink;
-}
-
 // dalpha of n elements of x and dy (dtype, named dname; alpha's value
-// `alpha_bits`) against ReadOnce, 64 and 512 channels, NCHW and NHWC.
+// `alpha_bits`) against lrelu_bench::ReadXAndDy, 64 and 512 channels, NCHW and
+// NHWC.
 void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
                 void* x, void* dy, uint64_t alpha_bits,
                 const lrelu_options_t& o) {
@@ -123,7 +109,10 @@ void DalphaRows(int64_t n, int rounds, lrelu_dtype_t dtype, const char* dname,
                      pa = View(alpha.data(), ashape, dtype),
                      pda = View(dalpha.data(), ashape, dtype);
       const Paired m = Compare(
-          rounds, [&] { ReadOnce(x, dy, static_cast<size_t>(n) * elem); },
+          rounds,
+          [&] {
+            lrelu_bench::ReadXAndDy(x, dy, static_cast<size_t>(n) * elem);
+          },
           [&] { lrelu_prelu_backward(&pdy, &px, &pa, nullptr, &pda, &o); });
       const char* name = layout == 0 ? "NCHW" : "NHWC";
       std::printf(

@@ -1099,6 +1099,30 @@ TEST(DalphaBound, PublicCallOnBothPaths) {
   }
 }
 
+// t's terms followed by zero terms up to `rows`.
+Terms Padded(Terms t, size_t rows) {
+  t.x.resize(rows, 0);
+  t.dy.resize(rows, 0);
+  return t;
+}
+
+// Each channel's `rows` terms stored as NHWC rows (row r holds every
+// channel's term r) in dtype: *x and *dy.
+void StoreRows(lrelu_dtype_t dtype, const std::vector<Terms>& terms,
+               size_t rows, std::vector<unsigned char>* x,
+               std::vector<unsigned char>* dy) {
+  const size_t channels = terms.size();
+  std::vector<uint64_t> xb(rows * channels), dyb(xb.size());
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < channels; ++c) {
+      xb[r * channels + c] = terms[c].x[r];
+      dyb[r * channels + c] = terms[c].dy[r];
+    }
+  }
+  *x = StoredBits(dtype, xb);
+  *dy = StoredBits(dtype, dyb);
+}
+
 // NHWC calls whose rows take one rows kernel call on one thread (at most
 // 256 rows, merged into one stride: prelu_dalpha.cc's OneRowsCall, the
 // vector decision straight from the kernel's block): narrow and wide rows,
@@ -1124,20 +1148,10 @@ TEST(DalphaBound, PublicCallOneRowsCall) {
           const Terms edge[] = {Midpoint(dtype), LostTail(dtype),
                                 Cancelled(dtype), LostInFloat32(dtype)};
           for (size_t k = 0; k < edges; ++k) {
-            Terms t = edge[k % 4];
-            t.x.resize(rows, 0);
-            t.dy.resize(rows, 0);
-            terms[k * 2 + 1] = t;
+            terms[k * 2 + 1] = Padded(edge[k % 4], rows);
           }
-          std::vector<uint64_t> xb(rows * channels), dyb(xb.size());
-          for (size_t r = 0; r < rows; ++r) {
-            for (size_t c = 0; c < channels; ++c) {
-              xb[r * channels + c] = terms[c].x[r];
-              dyb[r * channels + c] = terms[c].dy[r];
-            }
-          }
-          std::vector<unsigned char> x = StoredBits(dtype, xb),
-                                     dy = StoredBits(dtype, dyb);
+          std::vector<unsigned char> x, dy;
+          StoreRows(dtype, terms, rows, &x, &dy);
           std::vector<unsigned char> alpha(channels * lrelu_dtype_size(adtype));
           // [1, rows, channels]: the unit axis merges away.
           const std::vector<int64_t> xshape = {1, static_cast<int64_t>(rows),
@@ -1342,21 +1356,9 @@ TEST(DalphaBound, PublicCallFloat32Rows) {
     const Terms edge[] = {RowsLostInFloat32(dtype), Midpoint(dtype),
                           RowsLostInFloat32(dtype), Cancelled(dtype)};
     const size_t at[] = {5, 17, channels - 1, 40};
-    for (size_t k = 0; k < 4; ++k) {
-      Terms t = edge[k];
-      t.x.resize(rows, 0);
-      t.dy.resize(rows, 0);
-      terms[at[k]] = t;
-    }
-    std::vector<uint64_t> xb(rows * channels), dyb(xb.size());
-    for (size_t r = 0; r < rows; ++r) {
-      for (size_t c = 0; c < channels; ++c) {
-        xb[r * channels + c] = terms[c].x[r];
-        dyb[r * channels + c] = terms[c].dy[r];
-      }
-    }
-    std::vector<unsigned char> x = StoredBits(dtype, xb),
-                               dy = StoredBits(dtype, dyb);
+    for (size_t k = 0; k < 4; ++k) terms[at[k]] = Padded(edge[k], rows);
+    std::vector<unsigned char> x, dy;
+    StoreRows(dtype, terms, rows, &x, &dy);
     std::vector<unsigned char> alpha(channels * 2);
     const std::vector<int64_t> xshape = {static_cast<int64_t>(rows),
                                          static_cast<int64_t>(channels)};

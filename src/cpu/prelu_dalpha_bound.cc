@@ -1296,11 +1296,11 @@ size_t RoundPairs(const BoundedSum* s, size_t count, uint64_t* bits,
       const auto hb = hn::BitCast(du, hi);
       const auto away = hn::BitCast(d, hn::Add(hb, hn::Set(du, 1)));
       const auto towards = hn::BitCast(d, hn::Sub(hb, hn::Set(du, 1)));
-      const auto half = hn::Div(
+      const auto half = hn::Mul(
           hn::Min(hn::Abs(hn::Sub(away, hi)), hn::Abs(hn::Sub(hi, towards))),
-          hn::Set(d, 2.0));
-      // A NaN bound or hi fails the comparison; an infinite hi makes
-      // `half` NaN or zero.
+          hn::Set(d, 0.5));  // exact, as the scalar / 2
+      // A NaN bound fails the comparison, an infinite or NaN hi the
+      // finiteness test (its `half` may be anything).
       const auto ok =
           hn::And(hn::Lt(hn::Add(hn::Abs(lo), hn::Load(d, bound + j)),
                          hn::Mul(half, hn::Set(d, 1 - 0x1p-50))),

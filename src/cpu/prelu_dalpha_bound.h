@@ -132,7 +132,8 @@ using RoundSumsKernel = size_t (*)(const double* sums, const double* abs,
 
 // RoundIfCertain for count float64 sums of the pair kernels, in vectors:
 // bits[k] where decided[k] is nonzero (then as RoundIfCertain's), other
-// bits[k] untouched. Returns how many it left undecided.
+// bits[k] untouched. Needs the IEEE default FP environment. Returns how
+// many it left undecided.
 using RoundPairsKernel = size_t (*)(const BoundedSum* s, size_t count,
                                     uint64_t* bits, uint64_t* decided);
 

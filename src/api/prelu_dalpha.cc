@@ -266,6 +266,18 @@ cpu::BoundedRowsKernel BFloat16Rows32Of(const PreluPlan& p) {
              : nullptr;
 }
 
+// The bounded rows kernel a call's NHWC rows take and the height of its
+// sums (bfloat16 sums in float32 where the target has them).
+struct RowsKernel {
+  cpu::BoundedRowsKernel kernel;
+  int64_t (*height)(int64_t);
+};
+RowsKernel RowsKernelOf(const PreluPlan& p) {
+  const cpu::BoundedRowsKernel rows32 = BFloat16Rows32Of(p);
+  if (rows32 != nullptr) return {rows32, &cpu::Rows32Height};
+  return {BoundedKernelsOf(p).second, &cpu::RowsHeight};
+}
+
 // The indices k < count where decided[k] is zero, in order, into left;
 // returns how many. Branch-free.
 size_t Undecided(const uint64_t* decided, size_t count, size_t* left) {
@@ -755,14 +767,8 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
   const size_t slots = pair ? 3 : 2;
   std::vector<double> block(bounded ? slots * count : 0);
   cpu::BoundedSum* totals = bounded ? job.bounded + task * count : nullptr;
-  cpu::BoundedRowsKernel bounded_rows = nullptr;
-  int64_t (*height)(int64_t) = &cpu::RowsHeight;
-  if (bounded) {
-    // bfloat16 sums in float32 where the target has them.
-    const cpu::BoundedRowsKernel rows32 = BFloat16Rows32Of(p);
-    bounded_rows = rows32 != nullptr ? rows32 : BoundedKernelsOf(p).second;
-    if (rows32 != nullptr) height = &cpu::Rows32Height;
-  }
+  const RowsKernel bounded_rows =
+      bounded ? RowsKernelOf(p) : RowsKernel{nullptr, nullptr};
   // The task's x and dy: from the L2 (rows side by side) or from memory.
   const bool streamed =
       cpu::StreamedRows(2 * (end - begin) * channels * e, cpu::L2Bytes());
@@ -775,10 +781,11 @@ void SumRowSegments(const RowSumJob& job, size_t task) {
       const int64_t per_run = cpu::RowsPerRun(row_bytes, end - begin);
       for (int64_t done = 0; done < seg; done += per_run) {
         const int64_t n = std::min(per_run, seg - done);
-        bounded_rows(xr + done * xs[last] * e, xs[last] * e,
-                     dyr + done * dys[last] * e, dys[last] * e, n, channels,
-                     streamed, block.data());
-        cpu::AddRowsBlock(block.data(), count, pair, height(n), totals);
+        bounded_rows.kernel(xr + done * xs[last] * e, xs[last] * e,
+                            dyr + done * dys[last] * e, dys[last] * e, n,
+                            channels, streamed, block.data());
+        cpu::AddRowsBlock(block.data(), count, pair, bounded_rows.height(n),
+                          totals);
       }
     } else if (by_row) {  // channels contiguous: whole rows, in memory order
       by_row->AddRows(p.dtype, xr, xs[last] * e, dyr, dys[last] * e, seg,
@@ -862,16 +869,14 @@ bool OneRowsCall(const PreluPlan& p, int64_t rows, const reference::Format& fa,
   }
   const int64_t xs = dims.extent.empty() ? 0 : dims.xs[0] * e;
   const int64_t dys = dims.extent.empty() ? 0 : dims.dys[0] * e;
-  const cpu::BoundedRowsKernel rows32 = BFloat16Rows32Of(p);
-  const cpu::BoundedRowsKernel kernel =
-      rows32 != nullptr ? rows32 : BoundedKernelsOf(p).second;
-  const int64_t height =
-      rows32 != nullptr ? cpu::Rows32Height(rows) : cpu::RowsHeight(rows);
+  const RowsKernel rows_kernel = RowsKernelOf(p);
+  const int64_t height = rows_kernel.height(rows);
   const auto count = static_cast<size_t>(channels);
   std::vector<double> block(2 * count);  // sums, then magnitudes (or E)
   cpu::DefaultFloatEnv env;              // no DAZ while widening subnormals
-  kernel(p.x.data, xs, p.dy.data, dys, rows, channels,
-         cpu::StreamedRows(2 * rows * row_bytes, cpu::L2Bytes()), block.data());
+  rows_kernel.kernel(p.x.data, xs, p.dy.data, dys, rows, channels,
+                     cpu::StreamedRows(2 * rows * row_bytes, cpu::L2Bytes()),
+                     block.data());
   *left = BoundedFor(p).round_sums(block.data(), block.data() + count, count,
                                    height, fa, out, decided);
   if (*left != 0) {
@@ -931,6 +936,7 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
     // float64's (the pair kernels) after the pass (RoundPairsKernel).
     const bool sums_kernel = k >= 0 && k <= 2;
     std::vector<uint64_t> decided(count);
+    cpu::DefaultFloatEnv env;  // the rounding of the bounds
     std::vector<cpu::BoundedSum> bounded;
     OneRowsBlock one;           // OneRowsCall's, where it took the call
     size_t left_count = count;  // not decided in vectors
@@ -946,7 +952,6 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
           bounded[c].Merge(bounded[t * count + c]);
         }
       }
-      cpu::DefaultFloatEnv env;  // the rounding of the bounds
       if (sums_kernel) {
         std::vector<double> total(count), abs(count);
         const int64_t height = cpu::RoundSumsInputs(bounded.data(), count,
@@ -958,7 +963,6 @@ void SumByRows(const PreluPlan& p, const lrelu_thread_pool_t* pool,
                                                decided.data());
       }
     }
-    cpu::DefaultFloatEnv env;  // the rounding of the bounds
     std::vector<int64_t> undecided;
     const size_t alone = std::max<size_t>(1, count / kChannelsAlone);
     std::vector<size_t> pending(left_count == 0 ? 0 : count);

@@ -249,19 +249,28 @@ int64_t Terms32(const PreluPlan& p) {
   return p.dtype == LRELU_DTYPE_FLOAT16 ? 4096 : 1 << 20;
 }
 // p's rows kernel for bfloat16 summed in float32, for NHWC tensors of at
-// most kRowsOneRun rows; NULL otherwise. What it leaves undecided (a share
-// that grows as the square root of the rows: ~0.5-1 % of normally
-// distributed channels at 128-256 rows, ~3 % at 1024) is summed again
-// per channel from a strided gather (BoundedChannel), ~10x a term's cost in
-// the rows kernel: with more rows that took what the kernel saved (~30 %;
-// 64 channels, 1024 rows, Xeon: 1.07x the float64 rows' time). At least
-// 64 channels: fewer would be mostly the kernel's last channels (float64
-// sums, with the float32 sums' height: more of them undecided, 1.13x the
-// time at 16 channels).
+// most kRowsOneRun rows, or of at most kRows32Most whose x and dy fit half
+// the L2; NULL otherwise. What it leaves undecided (a share that grows as
+// the square root of the rows: ~0.5-1 % of normally distributed channels
+// at 128-256 rows, ~3 % at 1024 with the bound of before 2026-12-06, half
+// that since: kSums32Height) is summed again per channel from a strided
+// gather (BoundedChannel), ~10x a term's cost in the rows kernel, a cost
+// that grows with the rows and where the gathers leave the L2 (A/B against
+// the float64 rows, Xeon, 2 MiB L2, since the halved bound: 64 channels
+// 0.96x at 1024 rows, 0.79x at 2048, 0.62x at 4096; 128 channels 0.59x at
+// 1024 rows, 0.79x at 2048 but 1.02x at 4096 (2 MiB of x and dy); 512
+// channels 0.88x at 1024 rows but 1.07x at 2048; 2048 channels 1.12x at
+// 1024 rows). At least 64 channels: fewer would be mostly the kernel's
+// last channels (float64 sums, with the float32 sums' height: more of
+// them undecided, 1.13x the time at 16 channels).
+constexpr int64_t kRows32Most = 16 * cpu::kRowsOneRun;
 cpu::BoundedRowsKernel BFloat16Rows32Of(const PreluPlan& p) {
   const int64_t channels = p.x.shape[p.x.shape.size() - 1];
+  const int64_t rows = p.x.n / channels;
+  const size_t l2 = cpu::L2Bytes() != 0 ? cpu::L2Bytes() : size_t{512} << 10;
+  const bool resident = static_cast<size_t>(p.x.n) * 4 <= l2 / 2;  // x, dy
   return cpu::BoundedIndex(p.dtype, p.dalpha.dtype) == 2 && channels >= 64 &&
-                 p.x.n / channels <= cpu::kRowsOneRun
+                 (rows <= cpu::kRowsOneRun || (rows <= kRows32Most && resident))
              ? BoundedFor(p).bfloat16_rows32
              : nullptr;
 }

@@ -686,11 +686,11 @@ void GroupRunLanes(const typename In::T* const* x,
 // and so E small: E is ~0.2x Sums32Adds A for normally distributed terms,
 // where A is what a fixed height needs. The float64 additions of those
 // partial sums (each below 2 2^k of its last r, so 2 E in all) err by at
-// most 2 gamma_b E: the float64 bound's abs = E and height 2^29 + 2 b hold
-// both (Sums32Height; RoundIfCertain's margin, ~2^29 u E here, takes the
-// rest). float16's interval is 8x narrower than bfloat16's, so more of
-// its sums are left to the float64 kernels; 16 additions a part measured
-// quickest for it (A/B: 4 and 32 slower), 32 for bfloat16.
+// most 2 gamma_b E: the float64 bound's abs = E and height
+// kSums32Height + 2 b hold both (Sums32Height). float16's interval is 8x
+// narrower than bfloat16's, so more of its sums are left to the float64
+// kernels; 16 additions a part measured quickest for it (A/B: 4 and 32 slower),
+// 32 for bfloat16.
 template <bool kHalf>
 constexpr size_t Sums32Adds() {
   return kHalf ? 16 : 32;
@@ -835,6 +835,145 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
     }
     sums[g] = joined_sums[g];
     abs[g] = mag[g];
+  }
+}
+
+// One float32 addition of LaneRunSums32's tree: *s = a + b, and *e the
+// E's of both parts with the binade of *s (what that addition may err by).
+template <class DF>
+HWY_INLINE void AddBounded(DF df, hn::Vec<DF> a, hn::Vec<DF> b, hn::Vec<DF> ea,
+                           hn::Vec<DF> eb, hn::Vec<DF>* s, hn::Vec<DF>* e) {
+  *s = hn::Add(a, b);
+  *e = hn::Add(hn::Add(ea, eb), Binade(df, *s));
+}
+
+// The lane sums of four vectors s[0..3] (E's e[0..3]) within each 128-bit
+// block: lane j of every block of *out holds s[j]'s sum over that block.
+// Two float32 additions a lane, each bounded (AddBounded); pairing (0, 2)
+// and (1, 3) first leaves the four in order.
+template <class DF>
+HWY_INLINE void FourInBlocks(DF df, const hn::Vec<DF>* s, const hn::Vec<DF>* e,
+                             hn::Vec<DF>* out, hn::Vec<DF>* out_e) {
+  hn::Vec<DF> a, ea, b, eb;
+  AddBounded(df, hn::InterleaveLower(df, s[0], s[2]),
+             hn::InterleaveUpper(df, s[0], s[2]),
+             hn::InterleaveLower(df, e[0], e[2]),
+             hn::InterleaveUpper(df, e[0], e[2]), &a, &ea);
+  AddBounded(df, hn::InterleaveLower(df, s[1], s[3]),
+             hn::InterleaveUpper(df, s[1], s[3]),
+             hn::InterleaveLower(df, e[1], e[3]),
+             hn::InterleaveUpper(df, e[1], e[3]), &b, &eb);
+  AddBounded(df, hn::InterleaveLower(df, a, b), hn::InterleaveUpper(df, a, b),
+             hn::InterleaveLower(df, ea, eb), hn::InterleaveUpper(df, ea, eb),
+             out, out_e);
+}
+
+// The most terms a run of LaneRunSums32 may have: one part a lane.
+template <bool kHalf>
+HWY_INLINE size_t LaneRunMax() {
+  return Sums32Adds<kHalf>() * hn::Lanes(hn::ScalableTag<float>());
+}
+
+// Lanes(df) runs of float16 (kHalf) or bfloat16 terms, each of at most
+// LaneRunMax terms, summed in float32 as GroupRunSums32's parts (binades
+// in E), then each run's lanes added in a tree that transposes as it adds
+// (two levels within 128-bit blocks, one a level across blocks), every
+// addition's binade in E too: each sum is within u E of the exact one,
+// which Sums32Height's kSums32Height holds. GroupRunSums32 widened and folded
+// each run on its own, ~20 operations a run more, ~1/3 of a 128-term run's
+// time. sums[k] and E as abs[k]; a run whose E leaves CertainMagnitude's
+// range goes again on its own in float64.
+template <bool kHalf>
+void LaneRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
+                   size_t n, double* sums, double* abs) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const hn::ScalableTag<double> d;
+  const hn::Half<decltype(df)> dh;
+  using V = hn::Vec<decltype(df)>;
+  constexpr size_t kLanes = hn::MaxLanes(df);
+  static_assert(kLanes == 4 || kLanes == 8 || kLanes == 16,
+                "one to four 128-bit blocks");
+  constexpr size_t kPer = kHalf ? 1 : 2;
+  const size_t step = kPer * kLanes;
+  V w[kLanes / 4], we[kLanes / 4];
+  for (size_t q = 0; q < kLanes / 4; ++q) {
+    V s[4], e[4];
+    for (size_t g = 0; g < 4; ++g) s[g] = e[g] = hn::Zero(df);
+    const uint16_t* const* xq = x + 4 * q;
+    const uint16_t* const* dyq = dy + 4 * q;
+    size_t i = 0;
+    for (; i + step <= n; i += step) {
+      for (size_t g = 0; g < 4; ++g) {
+        if (i * sizeof(uint16_t) % 64 == 0) {  // once a line
+          PrefetchAhead(xq[g] + i);
+          PrefetchAhead(dyq[g] + i);
+        }
+        if constexpr (kHalf) {
+          AddHalfTerms(df, xq[g] + i, dyq[g] + i, &s[g], &e[g]);
+        } else {
+          AddWordTerms(du, xq[g] + i, dyq[g] + i, &s[g], &e[g]);
+        }
+      }
+    }
+    if (i < n) {  // zero-padded: a zero x makes a zero term
+      for (size_t g = 0; g < 4; ++g) {
+        alignas(64) uint16_t xt[HWY_MAX_BYTES / 2] = {},
+                                                dyt[HWY_MAX_BYTES / 2] = {};
+        std::memcpy(xt, xq[g] + i, (n - i) * sizeof(uint16_t));
+        std::memcpy(dyt, dyq[g] + i, (n - i) * sizeof(uint16_t));
+        if constexpr (kHalf) {
+          AddHalfTerms(df, xt, dyt, &s[g], &e[g]);
+        } else {
+          AddWordTerms(du, xt, dyt, &s[g], &e[g]);
+        }
+      }
+    }
+    FourInBlocks(df, s, e, &w[q], &we[q]);
+  }
+  // Block j of w[q] holds runs 4q .. 4q + 3 over block j's lanes.
+  V total = w[0], total_e = we[0];
+  if constexpr (kLanes == 16) {
+    // Blocks (0, 1) and (2, 3) of w[q] and w[q + 1] added, side by side:
+    // [w[q]'s 0+1, w[q+1]'s 0+1, w[q]'s 2+3, w[q+1]'s 2+3].
+    auto pair = [&](size_t q, V* out, V* out_e) {
+      AddBounded(df, hn::OddEvenBlocks(hn::SwapAdjacentBlocks(w[q + 1]), w[q]),
+                 hn::OddEvenBlocks(w[q + 1], hn::SwapAdjacentBlocks(w[q])),
+                 hn::OddEvenBlocks(hn::SwapAdjacentBlocks(we[q + 1]), we[q]),
+                 hn::OddEvenBlocks(we[q + 1], hn::SwapAdjacentBlocks(we[q])),
+                 out, out_e);
+    };
+    V lo, lo_e, hi, hi_e;
+    pair(0, &lo, &lo_e);
+    pair(2, &hi, &hi_e);
+    // The lower halves hold every group's blocks 0+1, the upper 2+3.
+    AddBounded(df, hn::ConcatLowerLower(df, hi, lo),
+               hn::ConcatUpperUpper(df, hi, lo),
+               hn::ConcatLowerLower(df, hi_e, lo_e),
+               hn::ConcatUpperUpper(df, hi_e, lo_e), &total, &total_e);
+  } else if constexpr (kLanes == 8) {
+    AddBounded(df, hn::ConcatLowerLower(df, w[1], w[0]),
+               hn::ConcatUpperUpper(df, w[1], w[0]),
+               hn::ConcatLowerLower(df, we[1], we[0]),
+               hn::ConcatUpperUpper(df, we[1], we[0]), &total, &total_e);
+  }
+  // Lane k: run k's sum and E.
+  const size_t half = kLanes / 2;
+  hn::StoreU(hn::PromoteTo(d, hn::LowerHalf(dh, total)), d, sums);
+  hn::StoreU(hn::PromoteTo(d, hn::UpperHalf(dh, total)), d, sums + half);
+  hn::StoreU(hn::PromoteTo(d, hn::LowerHalf(dh, total_e)), d, abs);
+  hn::StoreU(hn::PromoteTo(d, hn::UpperHalf(dh, total_e)), d, abs + half);
+  const auto certain =
+      hn::And(hn::Ge(total_e, hn::Set(df, 0x1p-60f)),
+              hn::Le(total_e, hn::Set(df, 0x1p127f)));  // CertainMagnitude
+  if (HWY_UNLIKELY(!hn::AllTrue(df, certain))) {
+    for (size_t k = 0; k < kLanes; ++k) {
+      if (CertainMagnitude(static_cast<float>(abs[k]))) continue;
+      BoundedSum one;
+      BoundedRunLanes<From16<kHalf>>(x[k], dy[k], n, &one);
+      sums[k] = one.sum;
+      abs[k] = one.abs;
+    }
   }
 }
 
@@ -1011,17 +1150,18 @@ HWY_INLINE void ForGroups(const void* xp, const void* dyp,
 }
 
 #if HWY_TARGET != HWY_SCALAR
-// RunsHeight, or GroupRunSums32's where it is larger: 2^29 for its
-// float32 additions (u E), then twice the float64 additions (one a part,
-// one for the tail's, the halves' join and at most `lanes` joining the
-// lanes; twice, as the partial sums reach 2 E).
+// RunsHeight, or the float32 sums' where it is larger: kSums32Height for
+// their float32 additions (u E), then twice GroupRunSums32's float64
+// additions (one a part, one for the tail's, the halves' join and at most
+// `lanes` joining the lanes; twice, as the partial sums reach 2 E).
+// LaneRunSums32 makes float32 additions only.
 template <bool kHalf>
 int64_t Sums32Height(size_t n) {
   const hn::ScalableTag<float> df;
   const auto lf = static_cast<int64_t>(hn::Lanes(df));
   const auto adds = static_cast<int64_t>(Sums32Adds<kHalf>());
   const int64_t parts = static_cast<int64_t>(n) / (adds * lf);
-  return std::max(RunsHeight(n), (int64_t{1} << 29) + 2 * (parts + 2 + lf));
+  return std::max(RunsHeight(n), kSums32Height + 2 * (parts + 2 + lf));
 }
 #endif
 
@@ -1046,6 +1186,36 @@ int64_t BoundedRuns(const void* xp, const void* dyp, const int64_t* x_offsets,
       });
   return kHeight(n);
 }
+
+#if HWY_TARGET != HWY_SCALAR
+// The runs kernel of float16 (kHalf) or bfloat16 sums in float32: runs of
+// at most LaneRunMax terms Lanes(df) at a time (LaneRunSums32), the others
+// and the last count % Lanes(df) as GroupRunSums32's.
+template <bool kHalf>
+int64_t BoundedRuns32(const void* xp, const void* dyp, const int64_t* x_offsets,
+                      const int64_t* dy_offsets, size_t count, size_t n,
+                      double* sums, double* abs) {
+  constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
+  size_t k = 0;
+  if (n <= LaneRunMax<kHalf>()) {
+    const auto* x = static_cast<const uint16_t*>(xp);
+    const auto* dy = static_cast<const uint16_t*>(dyp);
+    for (; k + kLanes <= count; k += kLanes) {
+      const uint16_t* xk[kLanes];
+      const uint16_t* dyk[kLanes];
+      for (size_t j = 0; j < kLanes; ++j) {
+        xk[j] = x + x_offsets[k + j];
+        dyk[j] = dy + dy_offsets[k + j];
+      }
+      LaneRunSums32<kHalf>(xk, dyk, n, sums + k, abs + k);
+    }
+  }
+  return BoundedRuns<uint16_t, &GroupRunSums32<kHalf>,
+                     &BoundedRunLanes<From16<kHalf>>, &Sums32Height<kHalf>>(
+      xp, dyp, x_offsets + k, dy_offsets + k, count - k, n, sums + k, abs + k);
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
 
 #if HWY_TARGET != HWY_SCALAR
 // Two double-double lane vectors' pairs (s, c, a) joined lane by lane:
@@ -1362,12 +1532,8 @@ void FillBoundedTable(BoundedTable* table) {
                                 &BoundedRunLanes<From16<true>>>;
   table->runs[2] = &BoundedRuns<uint16_t, &GroupRunLanes<From16<false>>,
                                 &BoundedRunLanes<From16<false>>>;
-  table->runs32[0] =
-      &BoundedRuns<uint16_t, &GroupRunSums32<true>,
-                   &BoundedRunLanes<From16<true>>, &Sums32Height<true>>;
-  table->runs32[1] =
-      &BoundedRuns<uint16_t, &GroupRunSums32<false>,
-                   &BoundedRunLanes<From16<false>>, &Sums32Height<false>>;
+  table->runs32[0] = &BoundedRuns32<true>;
+  table->runs32[1] = &BoundedRuns32<false>;
   table->bfloat16_rows32 = &BoundedRowsSums32;
 #endif
   table->round_sums = &RoundSums;

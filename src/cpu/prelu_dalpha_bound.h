@@ -175,11 +175,20 @@ inline int64_t RowsPerRun(int64_t row_bytes, int64_t task_rows) {
 // float32's narrow rows take one addition a row too (kNarrowWiden in
 // prelu_dalpha_bound.cc).
 inline int64_t RowsHeight(int64_t rows) { return rows + 5; }
-// The height of bfloat16_rows32's sums over `rows` rows: 2^29 for the
-// float32 additions (their E), and twice RowsHeight for the float64 ones
-// (of partial sums up to 2 E) and the last channels' float64 terms.
+// The height that stands for float32 additions whose E (the sum of the
+// binades of their results) is given as the magnitude: they err by at most
+// u32 E = 2^-24 E, and RoundIfCertain's bound, (height + 2) 2^-52 E, is
+// 2^-24 (1 + 2^-10) E at this height. The 2^-10 takes E's own float32
+// roundings (relative, within 2^-15; CertainMagnitude in
+// prelu_dalpha_bound.cc) and the absolute errors below float32's normal
+// range (below 2^-26 of the bound there). 2^29 until 2026-12-06: twice
+// the bound needed, twice the sums left undecided.
+constexpr int64_t kSums32Height = (int64_t{1} << 28) + (int64_t{1} << 18);
+// The height of bfloat16_rows32's sums over `rows` rows: kSums32Height for
+// the float32 additions (their E), and twice RowsHeight for the float64
+// ones (of partial sums up to 2 E) and the last channels' float64 terms.
 inline int64_t Rows32Height(int64_t rows) {
-  return (int64_t{1} << 29) + 2 * RowsHeight(rows);
+  return kSums32Height + 2 * RowsHeight(rows);
 }
 
 // The kernels, [BoundedIndex]: 0-2, float64 sums of float32, float16 and

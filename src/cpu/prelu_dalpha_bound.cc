@@ -1215,9 +1215,6 @@ int64_t BoundedRuns32(const void* xp, const void* dyp, const int64_t* x_offsets,
       xp, dyp, x_offsets + k, dy_offsets + k, count - k, n, sums + k, abs + k);
 }
 
-#endif  // HWY_TARGET != HWY_SCALAR
-
-#if HWY_TARGET != HWY_SCALAR
 // Two double-double lane vectors' pairs (s, c, a) joined lane by lane:
 // TwoSum of the sums, its error added to the lows.
 template <class D>

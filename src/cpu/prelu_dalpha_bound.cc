@@ -748,6 +748,45 @@ HWY_INLINE void AddHalfTerms(DF df, const uint16_t* x, const uint16_t* dy,
   *e = hn::Add(*e, Binade(df, *s));
 }
 
+// Adds the terms [begin, stop) of kGroup runs (x[g], dy[g]) of float16
+// (kHalf) or bfloat16 to s[g] and the binades of the additions to e[g]: a
+// step of Lanes(df) values at a time (bfloat16: two a lane, AddWordTerms),
+// a last partial step zero-padded (a zero x makes a zero term), each line
+// prefetched ahead once.
+template <bool kHalf, class DF>
+HWY_INLINE void AddGroupTerms32(DF df, const uint16_t* const* x,
+                                const uint16_t* const* dy, size_t begin,
+                                size_t stop, hn::Vec<DF>* s, hn::Vec<DF>* e) {
+  const hn::RebindToUnsigned<DF> du;
+  const size_t step = (kHalf ? 1 : 2) * hn::Lanes(df);
+  auto add = [&](const uint16_t* xp, const uint16_t* dyp, size_t g) {
+    if constexpr (kHalf) {
+      AddHalfTerms(df, xp, dyp, &s[g], &e[g]);
+    } else {
+      AddWordTerms(du, xp, dyp, &s[g], &e[g]);
+    }
+  };
+  size_t i = begin;
+  for (; i + step <= stop; i += step) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      if (i * sizeof(uint16_t) % 64 == 0) {  // once a line
+        PrefetchAhead(x[g] + i);
+        PrefetchAhead(dy[g] + i);
+      }
+      add(x[g] + i, dy[g] + i, g);
+    }
+  }
+  if (i < stop) {
+    for (size_t g = 0; g < kGroup; ++g) {
+      alignas(64) uint16_t xt[HWY_MAX_BYTES / 2] = {},
+                                              dyt[HWY_MAX_BYTES / 2] = {};
+      std::memcpy(xt, x[g] + i, (stop - i) * sizeof(uint16_t));
+      std::memcpy(dyt, dy[g] + i, (stop - i) * sizeof(uint16_t));
+      add(xt, dyt, g);
+    }
+  }
+}
+
 // kGroup runs of float16 (kHalf) or bfloat16 terms summed in float32:
 // sums[g] and their E as abs[g]; a run whose float32 E does not hold the
 // bound (CertainMagnitude, as a magnitude's: tiny terms make a tiny E)
@@ -757,7 +796,6 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
                     size_t n, double* sums, double* abs) {
   const hn::ScalableTag<double> d;
   const hn::Repartition<float, decltype(d)> df;
-  const hn::RebindToUnsigned<decltype(df)> du;
   const hn::Half<decltype(df)> dh;
   // Additions a lane a step (bfloat16: two, a word's values), values a
   // step, and additions a lane a part and a magnitude chunk (as
@@ -782,33 +820,7 @@ void GroupRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
     for (size_t part = begin; part < end; part += kAdds / kPer * step) {
       const size_t stop = std::min(end, part + kAdds / kPer * step);
       for (size_t g = 0; g < kGroup; ++g) s[g] = hn::Zero(df);
-      size_t i = part;
-      for (; i + step <= stop; i += step) {
-        for (size_t g = 0; g < kGroup; ++g) {
-          if (i * sizeof(uint16_t) % 64 == 0) {  // once a line
-            PrefetchAhead(x[g] + i);
-            PrefetchAhead(dy[g] + i);
-          }
-          if constexpr (kHalf) {
-            AddHalfTerms(df, x[g] + i, dy[g] + i, &s[g], &m[g]);
-          } else {
-            AddWordTerms(du, x[g] + i, dy[g] + i, &s[g], &m[g]);
-          }
-        }
-      }
-      if (i < stop) {  // zero-padded: a zero x makes a zero term
-        for (size_t g = 0; g < kGroup; ++g) {
-          alignas(64) uint16_t xt[HWY_MAX_BYTES / 2] = {},
-                                                  dyt[HWY_MAX_BYTES / 2] = {};
-          std::memcpy(xt, x[g] + i, (stop - i) * sizeof(uint16_t));
-          std::memcpy(dyt, dy[g] + i, (stop - i) * sizeof(uint16_t));
-          if constexpr (kHalf) {
-            AddHalfTerms(df, xt, dyt, &s[g], &m[g]);
-          } else {
-            AddWordTerms(du, xt, dyt, &s[g], &m[g]);
-          }
-        }
-      }
+      AddGroupTerms32<kHalf>(df, x, dy, part, stop, s, m);
       for (size_t g = 0; g < kGroup; ++g) {
         lo[g] = hn::Add(lo[g], hn::PromoteTo(d, hn::LowerHalf(dh, s[g])));
         hi[g] = hn::Add(hi[g], hn::PromoteTo(d, hn::UpperHalf(dh, s[g])));
@@ -887,48 +899,18 @@ template <bool kHalf>
 void LaneRunSums32(const uint16_t* const* x, const uint16_t* const* dy,
                    size_t n, double* sums, double* abs) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du;
   const hn::ScalableTag<double> d;
   const hn::Half<decltype(df)> dh;
   using V = hn::Vec<decltype(df)>;
   constexpr size_t kLanes = hn::MaxLanes(df);
   static_assert(kLanes == 4 || kLanes == 8 || kLanes == 16,
                 "one to four 128-bit blocks");
-  constexpr size_t kPer = kHalf ? 1 : 2;
-  const size_t step = kPer * kLanes;
-  V w[kLanes / 4], we[kLanes / 4];
-  for (size_t q = 0; q < kLanes / 4; ++q) {
-    V s[4], e[4];
-    for (size_t g = 0; g < 4; ++g) s[g] = e[g] = hn::Zero(df);
-    const uint16_t* const* xq = x + 4 * q;
-    const uint16_t* const* dyq = dy + 4 * q;
-    size_t i = 0;
-    for (; i + step <= n; i += step) {
-      for (size_t g = 0; g < 4; ++g) {
-        if (i * sizeof(uint16_t) % 64 == 0) {  // once a line
-          PrefetchAhead(xq[g] + i);
-          PrefetchAhead(dyq[g] + i);
-        }
-        if constexpr (kHalf) {
-          AddHalfTerms(df, xq[g] + i, dyq[g] + i, &s[g], &e[g]);
-        } else {
-          AddWordTerms(du, xq[g] + i, dyq[g] + i, &s[g], &e[g]);
-        }
-      }
-    }
-    if (i < n) {  // zero-padded: a zero x makes a zero term
-      for (size_t g = 0; g < 4; ++g) {
-        alignas(64) uint16_t xt[HWY_MAX_BYTES / 2] = {},
-                                                dyt[HWY_MAX_BYTES / 2] = {};
-        std::memcpy(xt, xq[g] + i, (n - i) * sizeof(uint16_t));
-        std::memcpy(dyt, dyq[g] + i, (n - i) * sizeof(uint16_t));
-        if constexpr (kHalf) {
-          AddHalfTerms(df, xt, dyt, &s[g], &e[g]);
-        } else {
-          AddWordTerms(du, xt, dyt, &s[g], &e[g]);
-        }
-      }
-    }
+  static_assert(kGroup == 4, "FourInBlocks: four runs a group");
+  V w[kLanes / kGroup], we[kLanes / kGroup];
+  for (size_t q = 0; q < kLanes / kGroup; ++q) {
+    V s[kGroup], e[kGroup];
+    for (size_t g = 0; g < kGroup; ++g) s[g] = e[g] = hn::Zero(df);
+    AddGroupTerms32<kHalf>(df, x + kGroup * q, dy + kGroup * q, 0, n, s, e);
     FourInBlocks(df, s, e, &w[q], &we[q]);
   }
   // Block j of w[q] holds runs 4q .. 4q + 3 over block j's lanes.

@@ -1108,6 +1108,28 @@ inline int64_t RunsHeight(size_t n) {
                    m / lf + 3 + lf});
 }
 
+// group(k, xg, dyg) for each kSize runs from run k (pointers to their
+// starts), as many whole groups as count holds; returns the runs taken.
+template <class T, size_t kSize, class Group>
+HWY_INLINE size_t ForWholeGroups(const void* xp, const void* dyp,
+                                 const int64_t* x_offsets,
+                                 const int64_t* dy_offsets, size_t count,
+                                 Group&& group) {
+  const auto* x = static_cast<const T*>(xp);
+  const auto* dy = static_cast<const T*>(dyp);
+  size_t k = 0;
+  for (; k + kSize <= count; k += kSize) {
+    const T* xg[kSize];
+    const T* dyg[kSize];
+    for (size_t g = 0; g < kSize; ++g) {
+      xg[g] = x + x_offsets[k + g];
+      dyg[g] = dy + dy_offsets[k + g];
+    }
+    group(k, xg, dyg);
+  }
+  return k;
+}
+
 // kGroupRun over count runs in groups, the last count % kGroup one at a
 // time through kRun (BoundedRunsKernel).
 // group(k, xg, dyg) for each kGroup runs from run k (pointers to their
@@ -1118,17 +1140,11 @@ HWY_INLINE void ForGroups(const void* xp, const void* dyp,
                           size_t count, Group&& group, Single&& single) {
   const auto* x = static_cast<const T*>(xp);
   const auto* dy = static_cast<const T*>(dyp);
-  size_t k = 0;
-  for (; k + kGroup <= count; k += kGroup) {
-    const T* xg[kGroup];
-    const T* dyg[kGroup];
-    for (size_t g = 0; g < kGroup; ++g) {
-      xg[g] = x + x_offsets[k + g];
-      dyg[g] = dy + dy_offsets[k + g];
-    }
-    group(k, xg, dyg);
+  for (size_t k = ForWholeGroups<T, kGroup>(xp, dyp, x_offsets, dy_offsets,
+                                            count, group);
+       k < count; ++k) {
+    single(k, x + x_offsets[k], dy + dy_offsets[k]);
   }
-  for (; k < count; ++k) single(k, x + x_offsets[k], dy + dy_offsets[k]);
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -1178,20 +1194,15 @@ int64_t BoundedRuns32(const void* xp, const void* dyp, const int64_t* x_offsets,
                       const int64_t* dy_offsets, size_t count, size_t n,
                       double* sums, double* abs) {
   constexpr size_t kLanes = hn::MaxLanes(hn::ScalableTag<float>());
-  size_t k = 0;
-  if (n <= LaneRunMax<kHalf>()) {
-    const auto* x = static_cast<const uint16_t*>(xp);
-    const auto* dy = static_cast<const uint16_t*>(dyp);
-    for (; k + kLanes <= count; k += kLanes) {
-      const uint16_t* xk[kLanes];
-      const uint16_t* dyk[kLanes];
-      for (size_t j = 0; j < kLanes; ++j) {
-        xk[j] = x + x_offsets[k + j];
-        dyk[j] = dy + dy_offsets[k + j];
-      }
-      LaneRunSums32<kHalf>(xk, dyk, n, sums + k, abs + k);
-    }
-  }
+  const size_t k =
+      n > LaneRunMax<kHalf>()
+          ? 0
+          : ForWholeGroups<uint16_t, kLanes>(
+                xp, dyp, x_offsets, dy_offsets, count,
+                [&](size_t at, const uint16_t* const* x,
+                    const uint16_t* const* dy) {
+                  LaneRunSums32<kHalf>(x, dy, n, sums + at, abs + at);
+                });
   return BoundedRuns<uint16_t, &GroupRunSums32<kHalf>,
                      &BoundedRunLanes<From16<kHalf>>, &Sums32Height<kHalf>>(
       xp, dyp, x_offsets + k, dy_offsets + k, count - k, n, sums + k, abs + k);

@@ -832,6 +832,64 @@ HWY_INLINE void PlanesWords(const uint16_t* v, const uint16_t* s, uint16_t* out,
 }
 #endif
 
+// `groups` groups of four aligned vectors from element i, all with alpha
+// av; returns the element after them.
+template <class R, bool kForward, bool kStream, class DF>
+HWY_INLINE size_t UniformGroups(DF d, const typename R::T* v,
+                                const typename R::T* s, typename R::T* out,
+                                size_t i, size_t groups, hn::Vec<DF> av) {
+  // One induction variable: a group counter as well cost ~10 % in rows of
+  // one group.
+  const size_t step = 4 * hn::Lanes(d);
+  for (const size_t end = i + groups * step; i != end; i += step) {
+    Step4Uniform<R, kForward, kStream>(d, v + i, s + i, out + i, av);
+  }
+  return i;
+}
+
+// Planes' rows of one vector or more but shorter than a group of four
+// (NCHW 3x3 to 5x5 float32 and float16 on AVX2), in cache: each row in
+// unaligned vectors from its first element, the last one ending at its
+// last element (overlapping the one before it) and computed before the
+// others are stored (in place, it reads x as it was). Every row takes the
+// same steps, with one alpha: the aligned walk's steps per row vary with
+// the row's offset, and its branches and seams had cost 2.4-5.3x
+// LeakyReLU's time for rows of 10 to 20 float32 or float16 (these rows
+// 0.64-0.91x the time of that walk). Longer rows keep the walk: with
+// float32 rows of 49 or 100, one vector more per row cost more than the
+// walk's seams.
+template <class R, bool kForward, class DF>
+HWY_INLINE hn::Vec<typename R::template Storage<DF>> ApplyAt(
+    DF df, const typename R::T* v, const typename R::T* s, hn::Vec<DF> av) {
+  const typename R::template Storage<DF> d;
+  const auto vv = hn::LoadU(d, v);
+  return R::Apply(df, vv, kForward ? vv : hn::LoadU(d, s), av);
+}
+
+template <class R, bool kForward, class DF>
+HWY_NOINLINE void OverlappedRows(DF df, const typename R::T* v,
+                                 const typename R::T* s, typename R::T* out,
+                                 const typename R::A* a, size_t length,
+                                 size_t rows, size_t period) {
+  const typename R::template Storage<DF> d;
+  const size_t lanes = hn::Lanes(df);
+  const size_t body = (length - 1) / lanes;  // vectors before the last, < 4
+  const size_t last = length - lanes;        // the last one's offset
+  const typename R::A* ap = a;
+  const typename R::A* const a_end = a + period;
+  for (size_t i = 0, r = 0; r < rows; ++r, i += length) {
+    const auto av = hn::Set(df, *ap);
+    ap = ap + 1 == a_end ? a : ap + 1;
+    const auto y_last =
+        ApplyAt<R, kForward>(df, v + i + last, s + i + last, av);
+    size_t k = i;
+    for (const size_t stop = i + body * lanes; k != stop; k += lanes) {
+      hn::StoreU(ApplyAt<R, kForward>(df, v + k, s + k, av), d, out + k);
+    }
+    hn::StoreU(y_last, d, out + i + last);
+  }
+}
+
 // Consecutive rows of `length` elements, row r with alpha[r % period] (NCHW
 // planes), walked as one span of rows * length elements in aligned vectors:
 // a vector inside row r takes its alpha broadcast; one across the seam of
@@ -868,33 +926,60 @@ void Planes(const PreluPlanesArgs& args) {
     // vector (one loop per row: a 128-element row, NCHW with 512 channels,
     // had set up a second call for its last group), else all but the last.
     const size_t inside = o == 0 ? groups : groups - 1;
-    size_t j = 0;  // r % period
-    for (size_t r = 0; r < rows; ++r) {
-      const size_t next_j = j + 1 == period ? 0 : j + 1;
-      const auto av = hn::Set(d, a[j]);
-      for (size_t g = 0; g < inside; ++g, i += 4 * lanes) {
-        Step4Uniform<R, kForward, kStream>(d, v + i, s + i, out + i, av);
+    // The rows walked with an alpha pointer and nothing else per row: rows
+    // of up to four groups (NCHW planes of 32 to 128 float16 or float32
+    // elements on AVX2) had spent as long in a row's bookkeeping (the
+    // alpha index's wrap, the seam test, the loops' branches) as in its
+    // four vectors when the core's other hyperthread was busy: float16,
+    // 512 rows of 128, 1.3-1.4x LeakyReLU's time, 2048 rows of 32 1.7-2.0x.
+    using A = typename R::A;
+    if (o == 0) {  // rows end on a vector boundary: their groups alone
+      for (size_t r = 0; r < rows;) {
+        // Up to the end of alpha or of the rows, then alpha wraps.
+        const A* const stop = a + std::min(period, rows - r);
+        r += static_cast<size_t>(stop - a);
+        for (const A* ap = a; ap != stop; ++ap) {
+          i = UniformGroups<R, kForward, kStream>(d, v, s, out, i, inside,
+                                                  hn::Set(d, *ap));
+        }
       }
-      if (o == 0) {
-        // Done: the row ended on a vector boundary.
-      } else if (r + 1 < rows) {
+    } else {
+      // The rows but the last: their groups, then the group across the
+      // seam with the next row's alpha.
+      const A* const a_end = a + period;
+      const A* ap = a;
+      for (size_t r = 0; r + 1 < rows; ++r) {
+        const A* const next = ap + 1 == a_end ? a : ap + 1;
+        const auto av = hn::Set(d, *ap);
+        i = UniformGroups<R, kForward, kStream>(d, v, s, out, i, inside, av);
         Seam4<R, kForward, kStream>(d, v + i, s + i, out + i, av,
-                                    hn::Set(d, a[next_j]), seam);
+                                    hn::Set(d, *next), seam);
         i += 4 * lanes;
-      } else {  // the last row: its vectors, then the rest one by one
-        for (; i + lanes <= n; i += lanes) {
-          Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, av);
-        }
-        for (; i < n; ++i) {
-          Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
-                                          hn::Set(d1, a[j]));
-        }
+        ap = next;
       }
-      j = next_j;
+      // The last row: its groups and vectors, then the rest one by one.
+      const auto av = hn::Set(d, *ap);
+      i = UniformGroups<R, kForward, kStream>(d, v, s, out, i, inside, av);
+      for (; i + lanes <= n; i += lanes) {
+        Step<R, kForward, true, kStream>(d, v + i, s + i, out + i, av);
+      }
+      for (; i < n; ++i) {
+        Step<R, kForward, false, false>(d1, v + i, s + i, out + i,
+                                        hn::Set(d1, *ap));
+      }
     }
     if (kStream) hwy::FlushStream();
     return;
   }
+#if HWY_TARGET != HWY_SCALAR
+  // bfloat16's Words and Pairs keep their aligned walk (below).
+  if constexpr (!kStream && !kWords<R> && !kPairs<R>) {
+    if (length >= lanes && length < 4 * lanes) {
+      OverlappedRows<R, kForward>(d, v, s, out, a, length, args.rows, period);
+      return;
+    }
+  }
+#endif
   if (length >= lanes) {
     size_t i0 = HeadOf<R>(d, out, n);
     for (; i < i0; ++i) {

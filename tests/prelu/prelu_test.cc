@@ -649,7 +649,10 @@ TEST(Prelu, StreamedOutputsWithUnalignedStarts) {
 // planes kernel's group path, with y at every element offset from a vector
 // boundary (the last vector of each plane then crosses into the next
 // plane), over batches (alpha wraps per image) and, large enough for
-// several tasks, with tasks that start inside an image.
+// several tasks, with tasks that start inside an image; planes of one group
+// (32: AVX2 float32, float16 and bfloat16) among them. Random alphas, then
+// positive ones (the forward pass's own kernels: float16's round trip,
+// bfloat16's sign test).
 TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
   std::mt19937_64 rng(11);
   struct Case {
@@ -660,6 +663,7 @@ TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
       {{3, 5, 4, 4}, {0, 1, 2, 3, 4, 5, 6, 7}},
       {{2, 3, 8, 8}, {0, 1, 3, 4, 7}},
       {{1, 2, 8, 16}, {0, 5}},
+      {{2, 9, 4, 8}, {0, 1, 3, 8}},
       {{601, 7, 8, 8}, {0, 4}},  // 2.2 MB in and out: 8 pieces of 526 rows
   };
   for (lrelu_dtype_t dtype : AllDTypes()) {
@@ -674,44 +678,137 @@ TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
       const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
       const auto rank = static_cast<int32_t>(c.shape.size());
       std::vector<unsigned char> out((x.n() + 8) * e);
-      for (int64_t offset : c.offsets) {
-        unsigned char* y = out.data() + offset * static_cast<int64_t>(e);
-        const lrelu_tensor_t to = {y, dtype, rank, c.shape.data(), nullptr};
+      for (int round = 0; round < 2; ++round) {
+        // Round 1: the alphas positive and finite (sign cleared; 0 to the
+        // smallest subnormal).
+        for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
+          const uint64_t b = alpha.Bits(i) & ((uint64_t{1} << (8 * e - 1)) - 1);
+          StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
+        }
+        for (int64_t offset : c.offsets) {
+          unsigned char* y = out.data() + offset * static_cast<int64_t>(e);
+          const lrelu_tensor_t to = {y, dtype, rank, c.shape.data(), nullptr};
+          lrelu_options_t ro;
+          lrelu_options_init(&ro);
+          ro.variant = "reference";
+          ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
+          const std::vector<unsigned char> want_y(y, y + x.bytes.size());
+          for (const Setting& r : Settings()) {
+            const std::string what =
+                std::string(lrelu_dtype_name(dtype)) + " shape " +
+                std::to_string(c.shape[0]) + "x" + std::to_string(c.shape[1]) +
+                "x" + std::to_string(c.shape[2] * c.shape[3]) + " offset " +
+                std::to_string(offset) + (round == 1 ? " positive " : " ") +
+                r.target + " threads " + std::to_string(r.threads);
+            const lrelu_options_t o = Options(r);
+            std::fill(out.begin(), out.end(), 0xA5);
+            ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), y)) << what;
+            ASSERT_TRUE(std::all_of(out.begin(), out.begin() + offset * e,
+                                    [](unsigned char b) { return b == 0xA5; }))
+                << what << ": wrote before y";
+            ASSERT_TRUE(std::all_of(y + x.bytes.size(), out.data() + out.size(),
+                                    [](unsigned char b) { return b == 0xA5; }))
+                << what << ": wrote past y";
+            ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
+                      LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            // dx where dy is NaN and x negative: any NaN (contract §2), as
+            // CompareWithReference allows.
+            for (size_t i = 0; i < x.n(); ++i) {
+              const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
+              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                             &x.bytes[i * e], y + i * e, 1,
+                                             ValueOf(dtype, alpha.Bits(k))),
+                        "")
+                  << what << " dx element " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// NCHW planes of every length from 1 to 70 (so one vector to past a group
+// of four on every target: a float32 group is 16 elements on SSE4, 32 on
+// AVX2, 64 on AVX-512): planes shorter than a group take overlapping
+// unaligned vectors per plane, the last one computed before the others are
+// stored. y at two element offsets and in place (x's copy); x with -0,
+// infinities and NaNs; random alphas, then positive ones (float16's round
+// trip, bfloat16's sign test); forward and dx; every target and thread
+// count against the oracle.
+TEST(Prelu, ShortPlanesEveryLengthAndInPlace) {
+  std::mt19937_64 rng(12);
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    const size_t e = lrelu_dtype_size(dtype);
+    for (int64_t length = 1; length <= 70; ++length) {
+      const std::vector<int64_t> shape = {2, 3, length};
+      const std::vector<int64_t> ashape = {3, 1};
+      Tensor x = Random(dtype, shape, rng, true);
+      Tensor dy = Random(dtype, shape, rng, true);
+      Tensor alpha = Random(dtype, ashape, rng, false);
+      const size_t bytes = x.bytes.size();
+      std::vector<unsigned char> out(bytes + 2 * e);
+      for (int round = 0; round < 2; ++round) {
+        for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
+          const uint64_t b = alpha.Bits(i) & ((uint64_t{1} << (8 * e - 1)) - 1);
+          StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
+        }
+        const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
         lrelu_options_t ro;
         lrelu_options_init(&ro);
         ro.variant = "reference";
-        ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &ro), LRELU_STATUS_OK);
-        const std::vector<unsigned char> want_y(y, y + x.bytes.size());
+        std::vector<unsigned char> want_y(bytes), want_dx(bytes);
+        const lrelu_tensor_t wy = {want_y.data(), dtype, 3, shape.data(),
+                                   nullptr},
+                             wdx = {want_dx.data(), dtype, 3, shape.data(),
+                                    nullptr};
+        ASSERT_EQ(lrelu_prelu(&tx, &ta, &wy, &ro), LRELU_STATUS_OK);
+        ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &wdx, nullptr, &ro),
+                  LRELU_STATUS_OK);
         for (const Setting& r : Settings()) {
-          const std::string what =
-              std::string(lrelu_dtype_name(dtype)) + " shape " +
-              std::to_string(c.shape[0]) + "x" + std::to_string(c.shape[1]) +
-              "x" + std::to_string(c.shape[2] * c.shape[3]) + " offset " +
-              std::to_string(offset) + " " + r.target + " threads " +
-              std::to_string(r.threads);
           const lrelu_options_t o = Options(r);
-          std::fill(out.begin(), out.end(), 0xA5);
-          ASSERT_EQ(lrelu_prelu(&tx, &ta, &to, &o), LRELU_STATUS_OK)
-              << what << ": " << lrelu_last_error();
-          ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), y)) << what;
-          ASSERT_TRUE(std::all_of(out.begin(), out.begin() + offset * e,
-                                  [](unsigned char b) { return b == 0xA5; }))
-              << what << ": wrote before y";
-          ASSERT_TRUE(std::all_of(y + x.bytes.size(), out.data() + out.size(),
-                                  [](unsigned char b) { return b == 0xA5; }))
-              << what << ": wrote past y";
-          ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
-                    LRELU_STATUS_OK)
-              << what << ": " << lrelu_last_error();
-          // dx where dy is NaN and x negative: any NaN (contract §2), as
-          // CompareWithReference allows.
-          for (size_t i = 0; i < x.n(); ++i) {
-            const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
-            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                           &x.bytes[i * e], y + i * e, 1,
-                                           ValueOf(dtype, alpha.Bits(k))),
-                      "")
-                << what << " dx element " << i;
+          // mode 0, 1: y one or two elements into out; 2: in place.
+          for (int mode = 0; mode < 3; ++mode) {
+            const std::string what =
+                std::string(lrelu_dtype_name(dtype)) + " length " +
+                std::to_string(length) + " mode " + std::to_string(mode) +
+                (round == 1 ? " positive " : " ") + r.target + " threads " +
+                std::to_string(r.threads);
+            unsigned char* const y = out.data() + (mode == 1 ? 2 : 1) * e;
+            const lrelu_tensor_t ty = {y, dtype, 3, shape.data(), nullptr};
+            // Forward: x, or y holding x's copy when in place.
+            std::fill(out.begin(), out.end(), 0xA5);
+            if (mode == 2) std::copy(x.bytes.begin(), x.bytes.end(), y);
+            ASSERT_EQ(lrelu_prelu(mode == 2 ? &ty : &tx, &ta, &ty, &o),
+                      LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), y))
+                << what << " forward";
+            // dx: into dy's copy when in place. dx where dy is NaN and x
+            // negative may be any NaN (contract §2).
+            std::fill(out.begin(), out.end(), 0xA5);
+            if (mode == 2) std::copy(dy.bytes.begin(), dy.bytes.end(), y);
+            ASSERT_EQ(lrelu_prelu_backward(mode == 2 ? &ty : &tdy, &tx, &ta,
+                                           &ty, nullptr, &o),
+                      LRELU_STATUS_OK)
+                << what << ": " << lrelu_last_error();
+            for (size_t i = 0; i < x.n(); ++i) {
+              const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
+              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
+                                             &x.bytes[i * e], y + i * e, 1,
+                                             ValueOf(dtype, alpha.Bits(k))),
+                        "")
+                  << what << " dx element " << i;
+            }
+            ASSERT_TRUE(std::all_of(out.data(), y,
+                                    [](unsigned char b) { return b == 0xA5; }))
+                << what << ": wrote before y";
+            ASSERT_TRUE(std::all_of(y + bytes, out.data() + out.size(),
+                                    [](unsigned char b) { return b == 0xA5; }))
+                << what << ": wrote past y";
           }
         }
       }

@@ -143,6 +143,22 @@ void CheckForward(const Tensor& x, const Tensor& alpha, const Tensor& y,
   }
 }
 
+// dx at `dx` (x's shape and dtype) against the LeakyReLU gradient oracle,
+// dx = x < 0 ? alpha * dy : dy, element by element (alpha broadcast to x).
+// Where dy is NaN and x negative any NaN passes (contract §2).
+void CheckDx(const Tensor& x, const Tensor& dy, const Tensor& alpha,
+             const unsigned char* dx, const std::string& what) {
+  const size_t e = lrelu_dtype_size(x.dtype);
+  for (size_t i = 0; i < x.n(); ++i) {
+    const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
+    ASSERT_EQ(CompareWithReference(x.dtype, &dy.bytes[i * e], &x.bytes[i * e],
+                                   dx + i * e, 1,
+                                   ValueOf(alpha.dtype, alpha.Bits(a))),
+              "")
+        << what << " dx element " << i;
+  }
+}
+
 // Expected dalpha per alpha element, from the GMP oracle.
 std::vector<uint64_t> ExpectedDalpha(const Tensor& x, const Tensor& dy,
                                      const Tensor& alpha) {
@@ -218,16 +234,7 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
           ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o),
                     LRELU_STATUS_OK)
               << what << ": " << lrelu_last_error();
-          // dx = x < 0 ? alpha * dy : dy, the LeakyReLU gradient oracle.
-          for (size_t i = 0; i < x.n(); ++i) {
-            const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
-            const size_t e = lrelu_dtype_size(dtype);
-            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                           &x.bytes[i * e], &dx.bytes[i * e], 1,
-                                           ValueOf(adt, alpha.Bits(a))),
-                      "")
-                << what << " dx element " << i;
-          }
+          CheckDx(x, dy, alpha, dx.bytes.data(), what);
           CheckDalpha(want, dalpha, what);
         }
       }
@@ -241,7 +248,6 @@ TEST_P(PreluSweep, EveryPatternTargetAndThreadCount) {
 // every pattern, thread count and in-place form against the oracle.
 TEST_P(PreluSweep, QuickPathEveryPatternAndThreadCount) {
   const lrelu_dtype_t dtype = GetParam();
-  const size_t e = lrelu_dtype_size(dtype);
   std::mt19937_64 rng(99 + static_cast<int>(dtype));
   for (const Pattern& pat : Patterns()) {
     for (bool specials : {false, true}) {
@@ -279,17 +285,10 @@ TEST_P(PreluSweep, QuickPathEveryPatternAndThreadCount) {
         ASSERT_EQ(lrelu_prelu_backward(&tdy, &tix, &ta, &tix, nullptr, options),
                   LRELU_STATUS_OK);
         for (const Tensor* out : {&dx, &into_dy, &into_x}) {
-          for (size_t i = 0; i < x.n(); ++i) {
-            const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
-            ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                           &x.bytes[i * e], &out->bytes[i * e],
-                                           1, ValueOf(dtype, alpha.Bits(a))),
-                      "")
-                << what << " dx element " << i
-                << (out == &dx        ? ""
-                    : out == &into_dy ? " into dy"
-                                      : " into x");
-          }
+          CheckDx(x, dy, alpha, out->bytes.data(),
+                  what + (out == &dx        ? ""
+                          : out == &into_dy ? " into dy"
+                                            : " into x"));
         }
       }
     }
@@ -485,14 +484,7 @@ TEST(Prelu, KernelPathsRaggedChannelsAndStrides) {
             ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &tdx, &tda, &o),
                       LRELU_STATUS_OK)
                 << what << ": " << lrelu_last_error();
-            for (size_t i = 0; i < x.n(); ++i) {
-              const size_t a = AlphaIndexOf(x.shape, alpha.shape, i);
-              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                             &x.bytes[i * e], &dx.bytes[i * e],
-                                             1, ValueOf(dtype, alpha.Bits(a))),
-                        "")
-                  << what << " dx element " << i;
-            }
+            CheckDx(x, dy, alpha, dx.bytes.data(), what);
             CheckDalpha(want, dalpha, what);
           }
         }
@@ -714,16 +706,7 @@ TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
             ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &to, nullptr, &o),
                       LRELU_STATUS_OK)
                 << what << ": " << lrelu_last_error();
-            // dx where dy is NaN and x negative: any NaN (contract §2), as
-            // CompareWithReference allows.
-            for (size_t i = 0; i < x.n(); ++i) {
-              const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
-              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                             &x.bytes[i * e], y + i * e, 1,
-                                             ValueOf(dtype, alpha.Bits(k))),
-                        "")
-                  << what << " dx element " << i;
-            }
+            CheckDx(x, dy, alpha, y, what);
           }
         }
       }
@@ -787,22 +770,14 @@ TEST(Prelu, ShortPlanesEveryLengthAndInPlace) {
                 << what << ": " << lrelu_last_error();
             ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), y))
                 << what << " forward";
-            // dx: into dy's copy when in place. dx where dy is NaN and x
-            // negative may be any NaN (contract §2).
+            // dx: into dy's copy when in place.
             std::fill(out.begin(), out.end(), 0xA5);
             if (mode == 2) std::copy(dy.bytes.begin(), dy.bytes.end(), y);
             ASSERT_EQ(lrelu_prelu_backward(mode == 2 ? &ty : &tdy, &tx, &ta,
                                            &ty, nullptr, &o),
                       LRELU_STATUS_OK)
                 << what << ": " << lrelu_last_error();
-            for (size_t i = 0; i < x.n(); ++i) {
-              const size_t k = AlphaIndexOf(x.shape, alpha.shape, i);
-              ASSERT_EQ(CompareWithReference(dtype, &dy.bytes[i * e],
-                                             &x.bytes[i * e], y + i * e, 1,
-                                             ValueOf(dtype, alpha.Bits(k))),
-                        "")
-                  << what << " dx element " << i;
-            }
+            CheckDx(x, dy, alpha, y, what);
             ASSERT_TRUE(std::all_of(out.data(), y,
                                     [](unsigned char b) { return b == 0xA5; }))
                 << what << ": wrote before y";

@@ -847,17 +847,7 @@ HWY_INLINE size_t UniformGroups(DF d, const typename R::T* v,
   return i;
 }
 
-// Planes' rows of one vector or more but shorter than a group of four
-// (NCHW 3x3 to 5x5 float32 and float16 on AVX2), in cache: each row in
-// unaligned vectors from its first element, the last one ending at its
-// last element (overlapping the one before it) and computed before the
-// others are stored (in place, it reads x as it was). Every row takes the
-// same steps, with one alpha: the aligned walk's steps per row vary with
-// the row's offset, and its branches and seams had cost 2.4-5.3x
-// LeakyReLU's time for rows of 10 to 20 float32 or float16 (these rows
-// 0.64-0.91x the time of that walk). Longer rows keep the walk: with
-// float32 rows of 49 or 100, one vector more per row cost more than the
-// walk's seams.
+// R's result for the vector at v (and s), not stored.
 template <class R, bool kForward, class DF>
 HWY_INLINE hn::Vec<typename R::template Storage<DF>> ApplyAt(
     DF df, const typename R::T* v, const typename R::T* s, hn::Vec<DF> av) {
@@ -866,6 +856,19 @@ HWY_INLINE hn::Vec<typename R::template Storage<DF>> ApplyAt(
   return R::Apply(df, vv, kForward ? vv : hn::LoadU(d, s), av);
 }
 
+// Planes' rows of one vector or more but shorter than a group of four
+// (NCHW 3x3 to 5x5 float32 and float16 on AVX2), in cache: each row in
+// unaligned vectors from its first element, the last one ending at its
+// last element (overlapping the one before it) and computed before the
+// others are stored (in place, it reads x as it was). Every row takes the
+// same steps, with one alpha: the aligned walk's steps per row vary with
+// the row's offset, and its branches and seams had cost 2.4-5.3x
+// LeakyReLU's time for rows of 10 to 20 float32 or float16 (these rows
+// 0.55-0.91x the time of that walk). Longer rows keep the walk: with
+// float32 rows of 49 or 100, one vector more per row cost more than the
+// walk's seams.
+// A function of its own: inlined into Planes, it changed the code of the
+// aligned walk below (float32 planes of 49: 1.04-1.09x slower).
 template <class R, bool kForward, class DF>
 HWY_NOINLINE void OverlappedRows(DF df, const typename R::T* v,
                                  const typename R::T* s, typename R::T* out,

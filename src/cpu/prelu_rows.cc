@@ -105,6 +105,15 @@ struct F16RoundTrip : Sixteen {
   }
 };
 
+// R's result for the vector at v (and s), not stored.
+template <class R, bool kForward, class DF>
+HWY_INLINE hn::Vec<typename R::template Storage<DF>> ApplyAt(
+    DF df, const typename R::T* v, const typename R::T* s, hn::Vec<DF> av) {
+  const typename R::template Storage<DF> d;
+  const auto vv = hn::LoadU(d, v);
+  return R::Apply(df, vv, kForward ? vv : hn::LoadU(d, s), av);
+}
+
 // One vector (or one lane, with a capped tag) at v, s, out. kForward: s is
 // v (one load). kAligned: out is vector-aligned, so the store may be
 // non-temporal (kStream), for vectors of 16 bytes or more only: Highway
@@ -113,9 +122,7 @@ template <class R, bool kForward, bool kAligned, bool kStream, class DF>
 HWY_INLINE void Step(DF df, const typename R::T* v, const typename R::T* s,
                      typename R::T* out, hn::Vec<DF> av) {
   const typename R::template Storage<DF> d;
-  const auto vv = hn::LoadU(d, v);
-  const auto sv = kForward ? vv : hn::LoadU(d, s);
-  const auto y = R::Apply(df, vv, sv, av);
+  const auto y = ApplyAt<R, kForward>(df, v, s, av);
   constexpr bool kWide =
       HWY_TARGET == HWY_SCALAR || hn::MaxLanes(d) * sizeof(typename R::T) >= 16;
   if constexpr (kAligned && kStream && kWide) {
@@ -847,15 +854,6 @@ HWY_INLINE size_t UniformGroups(DF d, const typename R::T* v,
   return i;
 }
 
-// R's result for the vector at v (and s), not stored.
-template <class R, bool kForward, class DF>
-HWY_INLINE hn::Vec<typename R::template Storage<DF>> ApplyAt(
-    DF df, const typename R::T* v, const typename R::T* s, hn::Vec<DF> av) {
-  const typename R::template Storage<DF> d;
-  const auto vv = hn::LoadU(d, v);
-  return R::Apply(df, vv, kForward ? vv : hn::LoadU(d, s), av);
-}
-
 // Planes' rows of one vector or more but shorter than a group of four
 // (NCHW 3x3 to 5x5 float32 and float16 on AVX2), in cache: each row in
 // unaligned vectors from its first element, the last one ending at its
@@ -887,7 +885,7 @@ HWY_NOINLINE void OverlappedRows(DF df, const typename R::T* v,
         ApplyAt<R, kForward>(df, v + i + last, s + i + last, av);
     size_t k = i;
     for (const size_t stop = i + body * lanes; k != stop; k += lanes) {
-      hn::StoreU(ApplyAt<R, kForward>(df, v + k, s + k, av), d, out + k);
+      Step<R, kForward, false, false>(df, v + k, s + k, out + k, av);
     }
     hn::StoreU(y_last, d, out + i + last);
   }

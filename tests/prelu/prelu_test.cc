@@ -81,6 +81,17 @@ Tensor Random(lrelu_dtype_t dtype, const std::vector<int64_t>& shape,
   return t;
 }
 
+// alpha made positive and finite for the forward pass's own kernels
+// (float16's round trip, bfloat16's sign test): signs cleared, zeros to the
+// smallest subnormal. alpha holds finite values (Random without specials).
+void MakePositive(Tensor& alpha) {
+  const size_t e = lrelu_dtype_size(alpha.dtype);
+  for (size_t i = 0; i < alpha.n(); ++i) {
+    const uint64_t b = alpha.Bits(i) & ((uint64_t{1} << (8 * e - 1)) - 1);
+    StoreBits(alpha.dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
+  }
+}
+
 // Index of alpha's element for x's flat index i (unidirectional broadcast).
 size_t AlphaIndexOf(const std::vector<int64_t>& xs,
                     const std::vector<int64_t>& as, size_t i) {
@@ -671,12 +682,7 @@ TEST(Prelu, WholeGroupPlanesAtEveryOffset) {
       const auto rank = static_cast<int32_t>(c.shape.size());
       std::vector<unsigned char> out((x.n() + 8) * e);
       for (int round = 0; round < 2; ++round) {
-        // Round 1: the alphas positive and finite (sign cleared; 0 to the
-        // smallest subnormal).
-        for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
-          const uint64_t b = alpha.Bits(i) & ((uint64_t{1} << (8 * e - 1)) - 1);
-          StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
-        }
+        if (round == 1) MakePositive(alpha);
         for (int64_t offset : c.offsets) {
           unsigned char* y = out.data() + offset * static_cast<int64_t>(e);
           const lrelu_tensor_t to = {y, dtype, rank, c.shape.data(), nullptr};
@@ -735,10 +741,7 @@ TEST(Prelu, ShortPlanesEveryLengthAndInPlace) {
       const size_t bytes = x.bytes.size();
       std::vector<unsigned char> out(bytes + 2 * e);
       for (int round = 0; round < 2; ++round) {
-        for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
-          const uint64_t b = alpha.Bits(i) & ((uint64_t{1} << (8 * e - 1)) - 1);
-          StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 1 : b);
-        }
+        if (round == 1) MakePositive(alpha);
         const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
         lrelu_options_t ro;
         lrelu_options_init(&ro);
@@ -839,10 +842,7 @@ TEST(Prelu, BFloat16RowsAtEveryLineOffset) {
       return b.data() + (64 - reinterpret_cast<uintptr_t>(b.data()) % 64);
     };
     for (int round = 0; round < 2; ++round) {
-      for (size_t i = 0; round == 1 && i < alpha.n(); ++i) {
-        const uint64_t b = alpha.Bits(i) & 0x7fffu;  // positive, not 0
-        StoreBits(dtype, alpha.bytes.data(), i, b == 0 ? 0x0001 : b);
-      }
+      if (round == 1) MakePositive(alpha);
       const lrelu_tensor_t ta = alpha.View();
       for (size_t offset = 0; offset < 34; ++offset) {
         unsigned char* const y = line(yb) + offset * 2;

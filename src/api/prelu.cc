@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,10 +30,38 @@ namespace {
 
 using namespace prelu_impl;  // NOLINT: this file's own implementation parts
 
-lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
-                            const lrelu_thread_pool_t* pool) {
-  const auto& p = *static_cast<const PreluPlan*>(plan.extension.get());
-  if (p.alpha.n == 0) return LRELU_STATUS_OK;  // then x is empty too
+// v's elements in C order: fn(element's offset in elements).
+template <typename Fn>
+void ForEachElement(const View& v, Fn&& fn) {
+  const size_t rank = v.shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t i = 0; i < v.n; ++i) {
+    fn(off);
+    for (size_t k = rank; k-- > 0;) {
+      off += v.strides[k];
+      if (++idx[k] < v.shape[k]) break;
+      off -= v.strides[k] * v.shape[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+lrelu_status_t ExecutePlan(const PreluPlan& p,
+                           const lrelu_thread_pool_t* pool) {
+  if (p.x.n == 0) {
+    // Nothing to read; dalpha's elements are empty sums, +0 (all bits
+    // clear in every dtype). Before any layout work: an empty view's
+    // strides are unchecked, and merging them could overflow (the prelu
+    // fuzzer: a stride of 2^61 times an extent of 4).
+    if (p.backward && p.has_dalpha) {
+      const size_t elem = lrelu_dtype_size(p.dalpha.dtype);
+      ForEachElement(p.dalpha, [&](int64_t off) {
+        std::memset(p.dalpha.data + off * static_cast<int64_t>(elem), 0, elem);
+      });
+    }
+    return LRELU_STATUS_OK;
+  }
   const View& out = p.backward ? p.dx : p.y;
   const View& v = p.backward ? p.dy : p.x;
   const bool has_out = !p.backward || p.has_dx;
@@ -149,6 +178,54 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
     }
   }
   return LRELU_STATUS_OK;
+}
+
+// Whether v's elements lie off their dtype's alignment (lrelu.h takes data
+// at any byte address; strides are whole elements, so all or none do).
+bool Misaligned(const View& v) {
+  return reinterpret_cast<uintptr_t>(v.data) % lrelu_dtype_size(v.dtype) != 0;
+}
+
+// v's elements in C order, copied bytewise to `out`; returns v over them.
+View Compact(const View& v, char* out) {
+  const auto elem = static_cast<int64_t>(lrelu_dtype_size(v.dtype));
+  int64_t i = 0;
+  ForEachElement(v, [&](int64_t off) {
+    std::memcpy(out + i++ * elem, v.data + off * elem,
+                static_cast<size_t>(elem));
+  });
+  const size_t rank = v.shape.size();
+  View w = v;
+  w.data = out;
+  int64_t step = 1;
+  for (size_t k = rank; k-- > 0;) {
+    w.strides[k] = step;
+    step *= v.shape[k];
+  }
+  w.lo_bytes = 0;
+  w.hi_bytes = (v.n - 1) * elem;
+  return w;
+}
+
+lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
+                            const lrelu_thread_pool_t* pool) {
+  const auto& p = *static_cast<const PreluPlan*>(plan.extension.get());
+  // dalpha's kernels read x and dy as arrays of their type: x or dy off
+  // that alignment (a float32 at an odd address) is read from compact
+  // aligned copies of both, made before anything is written (dx may be
+  // dy). The prelu fuzzer's first find: the typed loads of misaligned data
+  // were undefined behaviour (UBSan, tests/fuzz/regressions/prelu/).
+  if (p.backward && p.has_dalpha && p.x.n > 0 &&
+      (Misaligned(p.x) || Misaligned(p.dy))) {
+    const auto bytes = static_cast<size_t>(p.x.n) * lrelu_dtype_size(p.dtype);
+    std::vector<uint64_t> copies(2 * ((bytes + 7) / 8));
+    PreluPlan aligned = p;
+    auto* base = reinterpret_cast<char*>(copies.data());
+    aligned.x = Compact(p.x, base);
+    aligned.dy = Compact(p.dy, base + 8 * ((bytes + 7) / 8));
+    return ExecutePlan(aligned, pool);
+  }
+  return ExecutePlan(p, pool);
 }
 
 lrelu_status_t PlanUnused(const lrelu_options_t&, Plan*) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "api/executors.h"
 #include "core/error.h"
@@ -83,10 +84,16 @@ lrelu_status_t CheckView(const lrelu_tensor_t* t, const char* name, View* v) {
     v->hi_bytes = checked.hi_bytes;
   }
   // Explicit strides (C-contiguous when none are given) for every axis.
+  // An empty view's other extents may multiply past int64 (the prelu
+  // fuzzer: 2^62 times 30, undefined behaviour): its strides then saturate,
+  // as they reach no element.
   int64_t contiguous = 1;
   for (int32_t i = t->rank - 1; i >= 0; --i) {
     v->strides[i] = t->strides != nullptr ? t->strides[i] : contiguous;
-    contiguous *= std::max<int64_t>(t->shape[i], 1);
+    if (__builtin_mul_overflow(contiguous, std::max<int64_t>(t->shape[i], 1),
+                               &contiguous)) {
+      contiguous = std::numeric_limits<int64_t>::max();
+    }
   }
   return LRELU_STATUS_OK;
 }
@@ -162,15 +169,17 @@ lrelu_status_t CheckAlpha(PreluPlan* p) {
   }
   p->alpha_strides_x.assign(xr, 0);
   p->alpha_axes.clear();
-  p->alpha_count = 1;
   for (size_t j = 0; j < ar; ++j) {
     if (a.shape[j] > 1) {
       const size_t i = xr - ar + j;
       p->alpha_strides_x[i] = a.strides[j];
       p->alpha_axes.push_back(static_cast<int>(i));
-      p->alpha_count *= a.shape[j];
     }
   }
+  // Its element count, not the product of its extents above 1: an empty
+  // alpha's other extents may multiply past int64 (the prelu fuzzer: 2^62
+  // times 5 beside a 0).
+  p->alpha_count = a.n;
   return LRELU_STATUS_OK;
 }
 

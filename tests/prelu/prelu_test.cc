@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -789,6 +790,159 @@ TEST(Prelu, ShortPlanesEveryLengthAndInPlace) {
                 << what << ": wrote past y";
           }
         }
+      }
+    }
+  }
+}
+
+// Empty x (an extent 0) with outputs and inputs whose strides are huge:
+// an empty view's strides are not checked, so merging neighbouring axes
+// (stride times extent) overflowed, undefined behaviour (the prelu fuzzer:
+// 2^61 times 4); dense, with extents whose product overflows (the
+// implicit strides: 2^62 times 30); alpha empty too (its count: 2^62 times
+// 5). Nothing is written but dalpha, whose elements are empty sums: +0.
+// Forward and gradient, one call and two-stage.
+TEST(Prelu, EmptyXWithHugeStrides) {
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    std::vector<unsigned char> x(64, 0x5A), y(64, 0xA5), dy(64, 0x5A),
+        a(64, 0x3C), da(64, 0xA5);
+    const int64_t shape[] = {5, 0, 1, 4}, ashape[] = {4};
+    const int64_t huge[] = {2, 3, 3, int64_t{1} << 61};
+    const lrelu_tensor_t tx = {x.data(), dtype, 4, shape, nullptr},
+                         ty = {y.data(), dtype, 4, shape, huge},
+                         tdy = {dy.data(), dtype, 4, shape, huge},
+                         ta = {a.data(), dtype, 1, ashape, nullptr},
+                         tda = {da.data(), dtype, 1, ashape, nullptr};
+    const std::string what = lrelu_dtype_name(dtype);
+    EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, nullptr), LRELU_STATUS_OK) << what;
+    size_t workspace = 0;
+    lrelu_executor_t* e = nullptr;
+    ASSERT_EQ(
+        lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr, &workspace, &e),
+        LRELU_STATUS_OK)
+        << what;
+    EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK) << what;
+    lrelu_executor_destroy(e);
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
+      return b == 0xA5;
+    })) << what;
+    ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &ty, &tda, nullptr),
+              LRELU_STATUS_OK)
+        << what << ": " << lrelu_last_error();
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
+      return b == 0xA5;
+    })) << what;
+    const size_t bytes = 4 * lrelu_dtype_size(dtype);
+    EXPECT_TRUE(std::all_of(da.begin(), da.begin() + bytes,
+                            [](unsigned char b) { return b == 0; }))
+        << what << ": dalpha is +0";
+    EXPECT_TRUE(std::all_of(da.begin() + bytes, da.end(), [](unsigned char b) {
+      return b == 0xA5;
+    })) << what;
+    // Dense (no strides), with extents whose product overflows int64 before
+    // the 0: the implicit strides overflowed too.
+    const int64_t wide[] = {int64_t{1} << 62, 10, 3, 0}, one[] = {1};
+    const lrelu_tensor_t wx = {x.data(), dtype, 4, wide, nullptr},
+                         wy = {y.data(), dtype, 4, wide, nullptr},
+                         wa = {a.data(), dtype, 1, one, nullptr},
+                         wda = {da.data(), dtype, 1, one, nullptr};
+    EXPECT_EQ(lrelu_prelu(&wx, &wa, &wy, nullptr), LRELU_STATUS_OK) << what;
+    std::fill(da.begin(), da.end(), 0xA5);
+    ASSERT_EQ(lrelu_prelu_backward(&wx, &wx, &wa, &wy, &wda, nullptr),
+              LRELU_STATUS_OK)
+        << what << ": " << lrelu_last_error();
+    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
+      return b == 0xA5;
+    })) << what;
+    EXPECT_TRUE(std::all_of(da.begin(), da.begin() + bytes / 4,
+                            [](unsigned char b) { return b == 0; }))
+        << what << ": dalpha is +0";
+    // alpha empty as well, its other extents multiplying past int64 (its
+    // element count was that product): nothing to write at all.
+    const int64_t both[] = {int64_t{1} << 62, 0, 5, 5};
+    const lrelu_tensor_t bx = {x.data(), dtype, 4, both, nullptr},
+                         bdx = {y.data(), dtype, 4, both, nullptr},
+                         ba = {a.data(), dtype, 4, both, nullptr},
+                         bda = {da.data(), dtype, 4, both, nullptr};
+    std::fill(da.begin(), da.end(), 0xA5);
+    EXPECT_EQ(lrelu_prelu(&bx, &ba, &bdx, nullptr), LRELU_STATUS_OK) << what;
+    ASSERT_EQ(lrelu_prelu_backward(&bx, &bx, &ba, &bdx, &bda, nullptr),
+              LRELU_STATUS_OK)
+        << what << ": " << lrelu_last_error();
+    EXPECT_TRUE(std::all_of(da.begin(), da.end(), [](unsigned char b) {
+      return b == 0xA5;
+    })) << what;
+  }
+}
+
+// Data at any byte address (lrelu.h: any alignment is accepted): x, dy,
+// alpha, y, dx and dalpha each one byte past an element boundary; forward,
+// dx and dalpha (NCHW per channel, a plane long enough for the vector
+// paths, NHWC per channel), every dtype, target and thread count, against
+// the oracle on aligned copies. The prelu fuzzer's first find: dalpha's
+// exact sums read x and dy with typed loads, misaligned here (undefined
+// behaviour, reported by UBSan under the asan preset).
+TEST(Prelu, DataAtAnyByteAddress) {
+  std::mt19937_64 rng(21);
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      layouts = {{{2, 3, 5}, {3, 1}}, {{2, 3, 40}, {3, 1}}, {{4, 6}, {6}}};
+  for (lrelu_dtype_t dtype : AllDTypes()) {
+    for (const auto& [shape, ashape] : layouts) {
+      Tensor x = Random(dtype, shape, rng, false);
+      Tensor dy = Random(dtype, shape, rng, false);
+      Tensor alpha = Random(dtype, ashape, rng, false);
+      const size_t xb = x.bytes.size(), ab = alpha.bytes.size();
+      const auto rank = static_cast<int32_t>(shape.size());
+      const auto arank = static_cast<int32_t>(ashape.size());
+      const lrelu_tensor_t tx = x.View(), tdy = dy.View(), ta = alpha.View();
+      lrelu_options_t ro;
+      lrelu_options_init(&ro);
+      ro.variant = "reference";
+      std::vector<unsigned char> want_y(xb), want_dx(xb), want_da(ab);
+      const lrelu_tensor_t wy = {want_y.data(), dtype, rank, shape.data(),
+                                 nullptr},
+                           wdx = {want_dx.data(), dtype, rank, shape.data(),
+                                  nullptr},
+                           wda = {want_da.data(), dtype, arank, ashape.data(),
+                                  nullptr};
+      ASSERT_EQ(lrelu_prelu(&tx, &ta, &wy, &ro), LRELU_STATUS_OK);
+      ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &wdx, &wda, &ro),
+                LRELU_STATUS_OK);
+      // One buffer, every tensor at an odd byte address (sizes are even).
+      std::vector<unsigned char> buffer(3 * xb + 2 * ab + 16);
+      unsigned char* const px = buffer.data() + 1;
+      unsigned char* const pdy = px + xb + 2;
+      unsigned char* const pa = pdy + xb + 2;
+      unsigned char* const pout = pa + ab + 2;
+      unsigned char* const pda = pout + xb + 2;
+      std::copy(x.bytes.begin(), x.bytes.end(), px);
+      std::copy(dy.bytes.begin(), dy.bytes.end(), pdy);
+      std::copy(alpha.bytes.begin(), alpha.bytes.end(), pa);
+      const lrelu_tensor_t mx = {px, dtype, rank, shape.data(), nullptr},
+                           mdy = {pdy, dtype, rank, shape.data(), nullptr},
+                           ma = {pa, dtype, arank, ashape.data(), nullptr},
+                           mout = {pout, dtype, rank, shape.data(), nullptr},
+                           mda = {pda, dtype, arank, ashape.data(), nullptr};
+      for (const Setting& r : Settings()) {
+        const std::string what = std::string(lrelu_dtype_name(dtype)) +
+                                 " rank " + std::to_string(rank) + " " +
+                                 r.target + " threads " +
+                                 std::to_string(r.threads);
+        const lrelu_options_t o = Options(r);
+        std::fill(pout, pout + xb, 0xA5);
+        ASSERT_EQ(lrelu_prelu(&mx, &ma, &mout, &o), LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        ASSERT_TRUE(std::equal(want_y.begin(), want_y.end(), pout))
+            << what << " y";
+        std::fill(pout, pout + xb, 0xA5);
+        std::fill(pda, pda + ab, 0xA5);
+        ASSERT_EQ(lrelu_prelu_backward(&mdy, &mx, &ma, &mout, &mda, &o),
+                  LRELU_STATUS_OK)
+            << what << ": " << lrelu_last_error();
+        ASSERT_TRUE(std::equal(want_dx.begin(), want_dx.end(), pout))
+            << what << " dx";
+        ASSERT_TRUE(std::equal(want_da.begin(), want_da.end(), pda))
+            << what << " dalpha";
       }
     }
   }

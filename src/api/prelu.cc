@@ -38,10 +38,14 @@ void ForEachElement(const View& v, Fn&& fn) {
   int64_t off = 0;
   for (int64_t i = 0; i < v.n; ++i) {
     fn(off);
+    // Only steps that land on an element (a stride over an extent of 1 may
+    // be anything, INT64_MAX: the prelu fuzzer).
     for (size_t k = rank; k-- > 0;) {
-      off += v.strides[k];
-      if (++idx[k] < v.shape[k]) break;
-      off -= v.strides[k] * v.shape[k];
+      if (++idx[k] < v.shape[k]) {
+        off += v.strides[k];
+        break;
+      }
+      off -= v.strides[k] * (v.shape[k] - 1);
       idx[k] = 0;
     }
   }

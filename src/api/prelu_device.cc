@@ -35,6 +35,11 @@ void ElementRange(const lrelu_tensor_t* t, int64_t* lo, int64_t* hi) {
 }
 
 int64_t Count(const lrelu_tensor_t* t) {
+  // A 0 first: an empty tensor's other extents may multiply past int64 (as
+  // the prelu fuzzer found on the cpu backend's side).
+  for (int32_t i = 0; i < t->rank; ++i) {
+    if (t->shape[i] == 0) return 0;
+  }
   int64_t n = 1;
   for (int32_t i = 0; i < t->rank; ++i) n *= t->shape[i];
   return n;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -793,6 +794,30 @@ TEST(Prelu, ShortPlanesEveryLengthAndInPlace) {
       }
     }
   }
+}
+
+// dalpha with x at an odd address and a stride of INT64_MAX over an extent
+// of 1 (any stride is valid there): the aligned copy of x stepped by that
+// stride before testing the extent, an int64 overflow (the prelu fuzzer).
+TEST(Prelu, MisalignedDalphaWithAnyStrideOverOne) {
+  std::vector<unsigned char> buffer(64);
+  const float xs[4] = {-1.5f, 2.0f, -0.25f, -4.0f}, dys[4] = {2, 3, -8, 1};
+  unsigned char* const px = buffer.data() + 1;
+  std::memcpy(px, xs, sizeof xs);
+  const int64_t shape[] = {4, 1}, strides[] = {1, INT64_MAX};
+  float a[4] = {0.25f, 0.25f, 0.25f, 0.25f}, da[4] = {}, dy[4];
+  std::memcpy(dy, dys, sizeof dy);
+  const lrelu_tensor_t tx = {px, LRELU_DTYPE_FLOAT32, 2, shape, strides},
+                       tdy = {dy, LRELU_DTYPE_FLOAT32, 2, shape, nullptr},
+                       ta = {a, LRELU_DTYPE_FLOAT32, 2, shape, nullptr},
+                       tda = {da, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, nullptr, &tda, nullptr),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  EXPECT_EQ(da[0], -3.0f);
+  EXPECT_EQ(da[1], 0.0f);
+  EXPECT_EQ(da[2], 2.0f);
+  EXPECT_EQ(da[3], -4.0f);
 }
 
 // Empty x (an extent 0) with outputs and inputs whose strides are huge:

@@ -1,6 +1,7 @@
 #include "api_case.h"
 
 #include <cstddef>
+#include <cstring>
 #include <limits>
 
 namespace lrelu::fuzz {
@@ -18,6 +19,8 @@ constexpr int kNegativeEnum = LRELU_FUZZ_NEGATIVE_ENUMS ? -1 : 6;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+}  // namespace
 
 int DecodeDType(ByteReader& in) {
   const uint8_t c = in.U8();
@@ -212,6 +215,25 @@ PoolKind DecodePool(ByteReader& in) {
   }
 }
 
+void FillArena(std::vector<unsigned char>& arena, uint64_t seed) {
+  // Random bits with 16-bit special values sprinkled in (the float16 and
+  // bfloat16 zeros, infinities, NaNs and subnormals).
+  static const uint16_t kSpecials[] = {
+      0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80, 0xff80, 0x8001, 0x0001,
+      0x7e00, 0xffc1, 0x83ff, 0xfd00, 0x8080, 0x807f, 0xbc00, 0x3c00};
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (size_t i = 0; i + 1 < arena.size(); i += 2) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    uint16_t bits = static_cast<uint16_t>(state >> 16);
+    if ((state & 15) == 0) bits = kSpecials[(state >> 4) & 15];
+    std::memcpy(&arena[i], &bits, 2);
+  }
+}
+
+namespace {
+
 double DecodeAlpha(ByteReader& in) {
   const double alphas[] = {0.01, 0.2,   0.0,    -0.0,   -0.5, 1.5, 1e-30,
                            3e38, 1e-45, -1e300, 5e-324, -2.0, 0.01};
@@ -254,9 +276,11 @@ ApiCase DecodeApiCase(ByteReader& in) {
     const uint32_t full = static_cast<uint32_t>(sizeof(lrelu_options_t));
     // Larger: a newer header's (zero tail), the documented maximum, past
     // it, and garbage (must be refused without reading that far).
+    // clang-format off
     const uint32_t sizes[] = {16, 24, 32, 40, 44, 48, 56, 60, 0, 8, 15,
                               full + 8, LRELU_OPTIONS_MAX_STRUCT_SIZE,
                               LRELU_OPTIONS_MAX_STRUCT_SIZE + 1, 0xffffffffu};
+    // clang-format on
     const uint32_t pick = in.Below(8);
     c.struct_size = pick == 0   ? sizes[in.Below(15)]
                     : pick == 1 ? in.U8() % (full + 1)

@@ -58,6 +58,23 @@ struct ApiCase {
 
 ApiCase DecodeApiCase(ByteReader& in);
 
+// The pieces DecodeApiCase is made of, for the other C ABI fuzzers: a
+// dtype (mostly valid), an extent and a stride (mostly small, with the
+// limits and overflows among them), one tensor of an arena of arena_bytes
+// (`big`: one long run), a tensor related to `first` (the same view,
+// elsewhere, shifted by a few bytes, or one thing changed), a pool kind.
+int DecodeDType(ByteReader& in);
+int64_t DecodeDim(ByteReader& in);
+int64_t DecodeStride(ByteReader& in);
+TensorSpec DecodeTensor(ByteReader& in, bool big, size_t arena_bytes);
+TensorSpec DecodeRelated(ByteReader& in, const TensorSpec& first, bool big,
+                         size_t arena_bytes);
+PoolKind DecodePool(ByteReader& in);
+
+// An arena's bytes from seed: random bits with the 16-bit zeros,
+// infinities, NaNs and subnormals sprinkled in.
+void FillArena(std::vector<unsigned char>& arena, uint64_t seed);
+
 }  // namespace lrelu::fuzz
 
 #endif  // LRELU_TESTS_FUZZ_API_CASE_H_

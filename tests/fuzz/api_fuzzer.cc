@@ -89,23 +89,6 @@ void MakePool(PoolKind kind, size_t concurrency, size_t limit,
   }
 }
 
-void Fill(std::vector<unsigned char>& arena, uint64_t seed) {
-  // Random bits with 16-bit special values sprinkled in (the float16 and
-  // bfloat16 zeros, infinities, NaNs and subnormals).
-  static const uint16_t kSpecials[] = {
-      0x0000, 0x8000, 0x7c00, 0xfc00, 0x7f80, 0xff80, 0x8001, 0x0001,
-      0x7e00, 0xffc1, 0x83ff, 0xfd00, 0x8080, 0x807f, 0xbc00, 0x3c00};
-  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (size_t i = 0; i + 1 < arena.size(); i += 2) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    uint16_t bits = static_cast<uint16_t>(state >> 16);
-    if ((state & 15) == 0) bits = kSpecials[(state >> 4) & 15];
-    std::memcpy(&arena[i], &bits, 2);
-  }
-}
-
 // The dtype table's bit tests (src/reference/dtype_traits.h).
 using reference::IsNaNBits;
 using reference::IsNegativeBits;
@@ -250,7 +233,7 @@ int Run(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   const ApiCase c = DecodeApiCase(in);
   std::vector<unsigned char> arena(c.arena_bytes);
-  Fill(arena, c.fill_seed);
+  FillArena(arena, c.fill_seed);
 
   std::vector<TensorSpec> specs = c.tensors;
   std::vector<lrelu_tensor_t> tensors(specs.size());

@@ -10,7 +10,7 @@
 # <build>/fuzz-work/<target>/ (not into the repository); a crash leaves
 # <build>/fuzz-artifacts/<target>/crash-* and makes the script fail: copy
 # that file into tests/fuzz/regressions/<name>/ once it is fixed.
-# Targets: npy_header_fuzzer contract_fuzzer api_fuzzer.
+# Targets: npy_header_fuzzer contract_fuzzer api_fuzzer prelu_fuzzer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +18,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(npy_header_fuzzer contract_fuzzer api_fuzzer)
+  targets=(npy_header_fuzzer contract_fuzzer api_fuzzer prelu_fuzzer)
 fi
 build=${LRELU_FUZZ_BUILD_DIR:-build/fuzz}
 jobs=${LRELU_JOBS:-2}

@@ -93,7 +93,62 @@ def api_seeds():
         write("api", f"flags-{flags:02x}", bytes([flags]) + body)
 
 
+def prelu_tensor(dtype, shape, offset):
+    """DecodeTensor's bytes for a dense tensor (prelu_fuzzer.cc)."""
+    out = [1, dtype - 1, len(shape)]
+    if shape:
+        out.append(1)  # shape given
+    out += [d - 1 for d in shape]  # extents 1..5 (DecodeDim: 1 + d % 5)
+    out += [0, 1]  # no strides, data given
+    return out + list(offset.to_bytes(3, "little"))
+
+
+def prelu_alpha(x_rank, keep, offset, pick=3):
+    """DecodeAlphaTensor's bytes: the last len(keep) extents of x, each
+    kept (True) or 1; pick 3 is x's dtype, 1 float64."""
+    out = [1, 1, pick, len(keep), 1]
+    for k in keep:
+        out += [1, 1] if k else [0]
+    if keep:
+        out.append(1)  # shape given
+    out += [1, 1]  # no strides, data given
+    return out + list(offset.to_bytes(3, "little"))
+
+
+def prelu_seeds():
+    rng = random.Random(7)
+    for i in range(32):
+        write("prelu", f"random-{i:02d}", bytes(rng.randrange(256)
+                                               for _ in range(rng.randrange(8, 120))))
+    # Dense calls: NCHW per channel, NHWC per channel, a scalar alpha, per
+    # element; forward (out of place, in place) and gradient (dx in place,
+    # dalpha elsewhere), one call and two-stage, every dtype.
+    arena = (4096 - 64).to_bytes(2, "little")
+    layouts = [
+        ([2, 3, 4, 5], [True, False, False]),  # NCHW, alpha [3, 1, 1]
+        ([2, 4, 4, 3], [True]),                # NHWC, alpha [3]
+        ([3, 5], []),                          # scalar alpha, rank 0
+        ([4, 5], [True, True]),                # one alpha per element
+    ]
+    for dtype in (1, 2, 3, 4):
+        for li, (shape, keep) in enumerate(layouts):
+            for flags in (0x00, 0x02, 0x01, 0x03):
+                body = [flags] + list(arena) + [dtype, li, 0, 0]
+                body += prelu_tensor(dtype, shape, 0)
+                body += prelu_alpha(len(shape), keep, 3000,
+                                    pick=1 if dtype == 2 and li == 0 else 3)
+                if flags & 1:
+                    body += [2] + list((1000).to_bytes(3, "little"))  # dy
+                    body += [1, 1]  # dx and dalpha given
+                    body += [0]     # dx: dy's view (in place)
+                    body += [1, 1] + list((3500).to_bytes(3, "little"))
+                else:
+                    body += [2] + list((1500).to_bytes(3, "little"))  # y
+                write("prelu", f"dense-{dtype}-{li}-{flags:02x}", bytes(body))
+
+
 if __name__ == "__main__":
     npy_seeds()
     contract_seeds()
     api_seeds()
+    prelu_seeds()

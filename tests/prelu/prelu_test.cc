@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -828,75 +829,63 @@ TEST(Prelu, MisalignedDalphaWithAnyStrideOverOne) {
 // 5). Nothing is written but dalpha, whose elements are empty sums: +0.
 // Forward and gradient, one call and two-stage.
 TEST(Prelu, EmptyXWithHugeStrides) {
+  const auto filled = [](const std::vector<unsigned char>& v, size_t from,
+                         size_t to, unsigned char b) {
+    return std::all_of(v.begin() + static_cast<std::ptrdiff_t>(from),
+                       v.begin() + static_cast<std::ptrdiff_t>(to),
+                       [b](unsigned char c) { return c == b; });
+  };
   for (lrelu_dtype_t dtype : AllDTypes()) {
     std::vector<unsigned char> x(64, 0x5A), y(64, 0xA5), dy(64, 0x5A),
         a(64, 0x3C), da(64, 0xA5);
+    const size_t e = lrelu_dtype_size(dtype);
+    // The forward pass (one call and two-stage) into y and the gradient
+    // into y (as dx) and da: y must stay as it was.
+    const auto run = [&](const lrelu_tensor_t& tx, const lrelu_tensor_t& ta,
+                         const lrelu_tensor_t& ty, const lrelu_tensor_t& tdy,
+                         const lrelu_tensor_t& tda, const std::string& what) {
+      std::fill(da.begin(), da.end(), 0xA5);
+      EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, nullptr), LRELU_STATUS_OK) << what;
+      size_t workspace = 0;
+      lrelu_executor_t* exec = nullptr;
+      ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr,
+                                               &workspace, &exec),
+                LRELU_STATUS_OK)
+          << what;
+      EXPECT_EQ(lrelu_execute(nullptr, 0, exec, nullptr), LRELU_STATUS_OK)
+          << what;
+      lrelu_executor_destroy(exec);
+      ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &ty, &tda, nullptr),
+                LRELU_STATUS_OK)
+          << what << ": " << lrelu_last_error();
+      EXPECT_TRUE(filled(y, 0, y.size(), 0xA5)) << what << ": y written";
+    };
+    const std::string name = lrelu_dtype_name(dtype);
+    // y and dy with a stride of 2^61 over an extent of 4: dalpha [4] is +0.
     const int64_t shape[] = {5, 0, 1, 4}, ashape[] = {4};
     const int64_t huge[] = {2, 3, 3, int64_t{1} << 61};
-    const lrelu_tensor_t tx = {x.data(), dtype, 4, shape, nullptr},
-                         ty = {y.data(), dtype, 4, shape, huge},
-                         tdy = {dy.data(), dtype, 4, shape, huge},
-                         ta = {a.data(), dtype, 1, ashape, nullptr},
-                         tda = {da.data(), dtype, 1, ashape, nullptr};
-    const std::string what = lrelu_dtype_name(dtype);
-    EXPECT_EQ(lrelu_prelu(&tx, &ta, &ty, nullptr), LRELU_STATUS_OK) << what;
-    size_t workspace = 0;
-    lrelu_executor_t* e = nullptr;
-    ASSERT_EQ(
-        lrelu_prelu_get_workspace_size(&tx, &ta, &ty, nullptr, &workspace, &e),
-        LRELU_STATUS_OK)
-        << what;
-    EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK) << what;
-    lrelu_executor_destroy(e);
-    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
-      return b == 0xA5;
-    })) << what;
-    ASSERT_EQ(lrelu_prelu_backward(&tdy, &tx, &ta, &ty, &tda, nullptr),
-              LRELU_STATUS_OK)
-        << what << ": " << lrelu_last_error();
-    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
-      return b == 0xA5;
-    })) << what;
-    const size_t bytes = 4 * lrelu_dtype_size(dtype);
-    EXPECT_TRUE(std::all_of(da.begin(), da.begin() + bytes,
-                            [](unsigned char b) { return b == 0; }))
-        << what << ": dalpha is +0";
-    EXPECT_TRUE(std::all_of(da.begin() + bytes, da.end(), [](unsigned char b) {
-      return b == 0xA5;
-    })) << what;
-    // Dense (no strides), with extents whose product overflows int64 before
-    // the 0: the implicit strides overflowed too.
+    run({x.data(), dtype, 4, shape, nullptr},
+        {a.data(), dtype, 1, ashape, nullptr},
+        {y.data(), dtype, 4, shape, huge}, {dy.data(), dtype, 4, shape, huge},
+        {da.data(), dtype, 1, ashape, nullptr}, name + " strided");
+    EXPECT_TRUE(filled(da, 0, 4 * e, 0)) << name << ": dalpha is +0";
+    EXPECT_TRUE(filled(da, 4 * e, da.size(), 0xA5)) << name;
+    // Dense, with extents whose product overflows int64 before the 0: the
+    // implicit strides overflowed too. dalpha [1] is +0.
     const int64_t wide[] = {int64_t{1} << 62, 10, 3, 0}, one[] = {1};
-    const lrelu_tensor_t wx = {x.data(), dtype, 4, wide, nullptr},
-                         wy = {y.data(), dtype, 4, wide, nullptr},
-                         wa = {a.data(), dtype, 1, one, nullptr},
-                         wda = {da.data(), dtype, 1, one, nullptr};
-    EXPECT_EQ(lrelu_prelu(&wx, &wa, &wy, nullptr), LRELU_STATUS_OK) << what;
-    std::fill(da.begin(), da.end(), 0xA5);
-    ASSERT_EQ(lrelu_prelu_backward(&wx, &wx, &wa, &wy, &wda, nullptr),
-              LRELU_STATUS_OK)
-        << what << ": " << lrelu_last_error();
-    EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](unsigned char b) {
-      return b == 0xA5;
-    })) << what;
-    EXPECT_TRUE(std::all_of(da.begin(), da.begin() + bytes / 4,
-                            [](unsigned char b) { return b == 0; }))
-        << what << ": dalpha is +0";
+    const lrelu_tensor_t wx = {x.data(), dtype, 4, wide, nullptr};
+    run(wx, {a.data(), dtype, 1, one, nullptr},
+        {y.data(), dtype, 4, wide, nullptr}, wx,
+        {da.data(), dtype, 1, one, nullptr}, name + " dense");
+    EXPECT_TRUE(filled(da, 0, e, 0)) << name << ": dalpha is +0";
     // alpha empty as well, its other extents multiplying past int64 (its
     // element count was that product): nothing to write at all.
     const int64_t both[] = {int64_t{1} << 62, 0, 5, 5};
-    const lrelu_tensor_t bx = {x.data(), dtype, 4, both, nullptr},
-                         bdx = {y.data(), dtype, 4, both, nullptr},
-                         ba = {a.data(), dtype, 4, both, nullptr},
-                         bda = {da.data(), dtype, 4, both, nullptr};
-    std::fill(da.begin(), da.end(), 0xA5);
-    EXPECT_EQ(lrelu_prelu(&bx, &ba, &bdx, nullptr), LRELU_STATUS_OK) << what;
-    ASSERT_EQ(lrelu_prelu_backward(&bx, &bx, &ba, &bdx, &bda, nullptr),
-              LRELU_STATUS_OK)
-        << what << ": " << lrelu_last_error();
-    EXPECT_TRUE(std::all_of(da.begin(), da.end(), [](unsigned char b) {
-      return b == 0xA5;
-    })) << what;
+    const lrelu_tensor_t bx = {x.data(), dtype, 4, both, nullptr};
+    run(bx, {a.data(), dtype, 4, both, nullptr},
+        {y.data(), dtype, 4, both, nullptr}, bx,
+        {da.data(), dtype, 4, both, nullptr}, name + " alpha empty");
+    EXPECT_TRUE(filled(da, 0, da.size(), 0xA5)) << name;
   }
 }
 

@@ -51,18 +51,39 @@ void ForEachElement(const View& v, Fn&& fn) {
   }
 }
 
+// dalpha's values (bits, C order) into its view.
+void StoreDalpha(const View& d, const std::vector<uint64_t>& bits) {
+  const size_t elem = lrelu_dtype_size(d.dtype);
+  // Per channel (one axis longer than 1, a [C, 1, 1] dalpha): one stride,
+  // no odometer.
+  int axes = 0;
+  int64_t step = 0;
+  for (size_t j = 0; j < d.shape.size(); ++j) {
+    if (d.shape[j] > 1) {
+      ++axes;
+      step = d.strides[j];
+    }
+  }
+  if (axes <= 1) {
+    StoreStrided(d.data, elem, step, bits.data(), bits.size());
+    return;
+  }
+  size_t k = 0;
+  ForEachElement(d, [&](int64_t off) {
+    StoreBits(d.data + off * static_cast<int64_t>(elem), elem, bits[k++]);
+  });
+}
+
 lrelu_status_t ExecutePlan(const PreluPlan& p,
                            const lrelu_thread_pool_t* pool) {
   if (p.x.n == 0) {
     // Nothing to read; dalpha's elements are empty sums, +0 (all bits
-    // clear in every dtype). Before any layout work: an empty view's
-    // strides are unchecked, and merging them could overflow (the prelu
-    // fuzzer: a stride of 2^61 times an extent of 4).
+    // clear). Before any layout work: an empty view's strides are
+    // unchecked, and merging them could overflow (the prelu fuzzer: a
+    // stride of 2^61 times an extent of 4).
     if (p.backward && p.has_dalpha) {
-      const size_t elem = lrelu_dtype_size(p.dalpha.dtype);
-      ForEachElement(p.dalpha, [&](int64_t off) {
-        std::memset(p.dalpha.data + off * static_cast<int64_t>(elem), 0, elem);
-      });
+      StoreDalpha(p.dalpha,
+                  std::vector<uint64_t>(static_cast<size_t>(p.dalpha.n), 0));
     }
     return LRELU_STATUS_OK;
   }
@@ -150,37 +171,7 @@ lrelu_status_t ExecutePlan(const PreluPlan& p,
     }
   }
 
-  if (!dalpha.empty()) {
-    const size_t elem = lrelu_dtype_size(p.dalpha.dtype);
-    // dalpha's offsets: its own strides over its axes longer than 1 (a
-    // [C, 1, 1] dalpha walks one axis, not three a value).
-    std::vector<int64_t> extent, stride;
-    for (size_t j = 0; j < p.dalpha.shape.size(); ++j) {
-      if (p.dalpha.shape[j] > 1) {
-        extent.push_back(p.dalpha.shape[j]);
-        stride.push_back(p.dalpha.strides[j]);
-      }
-    }
-    if (extent.size() <= 1) {  // per channel: one axis, no odometer
-      StoreStrided(p.dalpha.data, elem, extent.empty() ? 0 : stride[0],
-                   dalpha.data(), dalpha.size());
-      return LRELU_STATUS_OK;
-    }
-    std::vector<int64_t> idx(extent.size(), 0);
-    int64_t off = 0;
-    for (size_t k = 0; k < dalpha.size(); ++k) {
-      StoreBits(p.dalpha.data + off * static_cast<int64_t>(elem), elem,
-                dalpha[k]);
-      for (size_t j = extent.size(); j-- > 0;) {
-        if (++idx[j] < extent[j]) {
-          off += stride[j];
-          break;
-        }
-        off -= (extent[j] - 1) * stride[j];
-        idx[j] = 0;
-      }
-    }
-  }
+  if (!dalpha.empty()) StoreDalpha(p.dalpha, dalpha);
   return LRELU_STATUS_OK;
 }
 
@@ -221,12 +212,13 @@ lrelu_status_t ExecutePrelu(const Plan& plan, void*, size_t,
   // were undefined behaviour (UBSan, tests/fuzz/regressions/prelu/).
   if (p.backward && p.has_dalpha && p.x.n > 0 &&
       (Misaligned(p.x) || Misaligned(p.dy))) {
-    const auto bytes = static_cast<size_t>(p.x.n) * lrelu_dtype_size(p.dtype);
-    std::vector<uint64_t> copies(2 * ((bytes + 7) / 8));
+    const size_t words =
+        (static_cast<size_t>(p.x.n) * lrelu_dtype_size(p.dtype) + 7) / 8;
+    const std::unique_ptr<uint64_t[]> copies(new uint64_t[2 * words]);
     PreluPlan aligned = p;
-    auto* base = reinterpret_cast<char*>(copies.data());
+    auto* base = reinterpret_cast<char*>(copies.get());
     aligned.x = Compact(p.x, base);
-    aligned.dy = Compact(p.dy, base + 8 * ((bytes + 7) / 8));
+    aligned.dy = Compact(p.dy, base + 8 * words);
     return ExecutePlan(aligned, pool);
   }
   return ExecutePlan(p, pool);

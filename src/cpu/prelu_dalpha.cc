@@ -125,18 +125,6 @@ struct F16 {
   }
 };
 
-// Element i of a view, read bytewise: the C ABI takes data at any byte
-// address (lrelu.h), where a typed load could be misaligned (undefined
-// behaviour; the prelu fuzzer's first find).
-template <typename T>
-inline T ElementAt(const void* base, int64_t i) {
-  T v;
-  std::memcpy(
-      &v, static_cast<const char*>(base) + i * static_cast<int64_t>(sizeof(T)),
-      sizeof(T));
-  return v;
-}
-
 // x * dy in float64 where x < 0, else +0 (exact); its bits.
 template <typename Format>
 inline uint64_t ProductBits(typename Format::T xv, typename Format::T dyv) {
@@ -152,10 +140,10 @@ inline uint64_t ProductBits(typename Format::T xv, typename Format::T dyv) {
 template <typename Format>
 void AddSpecials(const void* xv, int64_t xs, const void* dyv, int64_t dys,
                  int64_t n, reference::ExactSum* sum) {
-  using T = typename Format::T;
+  const auto* x = static_cast<const typename Format::T*>(xv);
+  const auto* dy = static_cast<const typename Format::T*>(dyv);
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t bits = ProductBits<Format>(ElementAt<T>(xv, i * xs),
-                                              ElementAt<T>(dyv, i * dys));
+    const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
     if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
       double p;
       std::memcpy(&p, &bits, 8);
@@ -179,11 +167,11 @@ void ProductBins::Clear() {
 template <typename Format>
 bool ProductBins::AddStrided(const void* xv, int64_t xs, const void* dyv,
                              int64_t dys, int64_t n) {
-  using T = typename Format::T;
+  const auto* x = static_cast<const typename Format::T*>(xv);
+  const auto* dy = static_cast<const typename Format::T*>(dyv);
   uint64_t special = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t bits = ProductBits<Format>(ElementAt<T>(xv, i * xs),
-                                              ElementAt<T>(dyv, i * dys));
+    const uint64_t bits = ProductBits<Format>(x[i * xs], dy[i * dys]);
     const auto field = static_cast<uint32_t>(bits >> 52) & 0x7ffu;
     const uint64_t m =
         ((bits & 0x000fffffffffffffull) | (uint64_t{1} << 52)) >> 5;

@@ -21,6 +21,10 @@
 // on its windowed one where the data allow); a run
 // whose terms do not fit a grid of kMaxLevels levels, or that has an
 // inf/NaN product, takes the slots.
+//
+// Every dalpha kernel (here, prelu_dalpha_ulp.h, prelu_dalpha_bound.h)
+// reads x and dy as arrays of their type: the caller passes them
+// element-aligned (api/prelu.cc copies data at other addresses first).
 #ifndef LRELU_SRC_CPU_PRELU_DALPHA_H_
 #define LRELU_SRC_CPU_PRELU_DALPHA_H_
 

@@ -118,8 +118,11 @@ lrelu_status_t PlanPreluOnDevice(const lrelu_tensor_t* x,
   p->elem_size = lrelu_dtype_size(x->dtype);
   p->n = Count(x);
   p->alpha = alpha->data;
+  // alpha's range even where x is empty: lrelu_executor_bind checks a new
+  // alpha pointer as planning checked this one (NULL with elements).
+  p->alpha_count = Count(alpha);
+  if (p->alpha_count > 0) ElementRange(alpha, &p->alpha_lo, &p->alpha_hi);
   if (p->n > 0) {
-    ElementRange(alpha, &p->alpha_lo, &p->alpha_hi);
     int64_t ylo, yhi;
     ElementRange(y, &ylo, &yhi);
     const auto elem = static_cast<int64_t>(p->elem_size);
@@ -226,31 +229,37 @@ lrelu_status_t RebindPreluOnDevice(Plan* plan, void* const* data,
       *static_cast<const PreluDeviceProblem*>(plan->extension.get());
   auto p = std::make_shared<PreluDeviceProblem>(old);
   const auto elem = static_cast<int64_t>(old.elem_size);
-  p->x = static_cast<const char*>(data[0]) + old.offset * elem;
-  p->y = static_cast<char*>(data[2]) + old.offset * elem;
   p->alpha = data[1];
+  // alpha: its planned range, whether or not x has elements (an alpha of
+  // one element beside an empty x is still checked, as planning checks it).
+  Bound ba;
+  lrelu_status_t s =
+      PlaceBound("alpha", data[1], old.alpha_count, old.alpha_lo * elem,
+                 (old.alpha_hi + 1) * elem - 1, &ba);
+  if (s != LRELU_STATUS_OK) return s;
   if (old.n > 0) {
-    // x and y: one dense run each, from offset; alpha: its planned range.
+    // x and y: one dense run each, from offset.
     const int64_t lo = old.offset * elem, hi = (old.offset + old.n) * elem - 1;
-    Bound bx, ba, by;
-    lrelu_status_t s;
+    Bound bx, by;
     if ((s = PlaceBound("x", data[0], old.n, lo, hi, &bx)) != LRELU_STATUS_OK ||
-        (s = PlaceBound("alpha", data[1], old.alpha_hi - old.alpha_lo + 1,
-                        old.alpha_lo * elem, (old.alpha_hi + 1) * elem - 1,
-                        &ba)) != LRELU_STATUS_OK ||
         (s = PlaceBound("y", data[2], old.n, lo, hi, &by)) != LRELU_STATUS_OK ||
         (s = CheckRelation(bx, by, old.x == old.y)) != LRELU_STATUS_OK ||
         (s = CheckRelation(ba, by, false)) != LRELU_STATUS_OK) {
       return s;
     }
   }
+  // After the checks: offset is negative where strides are, and moving a
+  // NULL pointer (refused above when x has elements) is undefined (the
+  // prelu fuzzer, UBSan: "applying non-zero offset to null pointer").
+  p->x = static_cast<const char*>(data[0]) + old.offset * elem;
+  p->y = static_cast<char*>(data[2]) + old.offset * elem;
   // The backend's own pointer checks (device memory, alignment) on a copy:
   // on failure the executor keeps its previous pointers.
   Plan trial = *plan;
   trial.extension = p;
-  if (trial.backend->bind != nullptr) {
-    const lrelu_status_t s = trial.backend->bind(&trial);
-    if (s != LRELU_STATUS_OK) return s;
+  if (trial.backend->bind != nullptr &&
+      (s = trial.backend->bind(&trial)) != LRELU_STATUS_OK) {
+    return s;
   }
   *plan = std::move(trial);
   return LRELU_STATUS_OK;

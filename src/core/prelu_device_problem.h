@@ -29,8 +29,10 @@ struct PreluDeviceProblem {
   int64_t offset = 0;
   int64_t n = 0;
   const void* alpha = nullptr;  // alpha.data (its element [0,...,0])
+  int64_t alpha_count = 0;      // alpha's elements (x may have none)
   // alpha's byte range relative to alpha.data: [alpha_lo, alpha_hi]
-  // elements (a host-memory backend copies that range).
+  // elements (OpenCL copies that range where alpha fills it, else only
+  // alpha's elements: a gap between them may not be the caller's memory).
   int64_t alpha_lo = 0, alpha_hi = 0;
   int64_t alpha_base = 0;  // alpha element of x's run element 0
   int rank = 0;            // 0 when n == 0

@@ -1,11 +1,17 @@
 // PReLU forward on the OpenCL backend (api/prelu_device.h): host pointers
-// like the LeakyReLU path, x and y copied in chunks, alpha's byte range
-// copied whole, one kernel of prelu.cl per chunk. The device checks (dtype,
-// denormals, dense views) were made by LeakyReLU's planning on x and y.
+// like the LeakyReLU path, x and y copied in chunks, alpha copied whole (its
+// byte range, or its elements where that range has gaps), one kernel of
+// prelu.cl per chunk. The device checks (dtype, denormals, dense views) were
+// made by LeakyReLU's planning on x and y.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/backend.h"
 #include "core/error.h"
@@ -30,6 +36,95 @@ lrelu_status_t ClFail(const char* what, cl_int err) {
               opencl::ErrorName(err).c_str());
 }
 
+// Whether the walk's dims that move alpha (stride != 0) tile alpha's byte
+// range [alpha_lo, alpha_hi] exactly, each element once: then that range is
+// alpha's elements and nothing else. Otherwise alpha has gaps (a column of a
+// wider matrix, a view with a large stride) or elements reached twice, and
+// only its elements are copied (AlphaCopy): a gap may be memory the caller
+// does not own, or more than a device buffer holds.
+bool AlphaRangeIsDense(const PreluDeviceProblem& p) {
+  std::vector<std::pair<int64_t, int64_t>> moving;  // |stride|, extent
+  for (int d = 0; d < p.rank; ++d) {
+    if (p.alpha_stride[d] != 0) {
+      moving.emplace_back(std::llabs(p.alpha_stride[d]), p.extent[d]);
+    }
+  }
+  std::sort(moving.begin(), moving.end());
+  int64_t expect = 1;
+  for (const auto& [stride, extent] : moving) {
+    if (stride != expect) return false;
+    expect *= extent;
+  }
+  return expect == p.alpha_hi - p.alpha_lo + 1;
+}
+
+// alpha's elements as the kernel reads them: its byte range where that is
+// dense, else a compact copy in the walk's order (C order over the moving
+// dims, outermost first) with the strides and base that address it.
+struct AlphaCopy {
+  const char* bytes = nullptr;  // what the device buffer is made from
+  size_t count = 0;             // elements
+  cl_long base = 0;             // element of x's run element 0
+  int64_t stride[kPreluDeviceMaxDims] = {};
+  std::unique_ptr<char[]> compact;
+};
+
+// Elements the device holds for alpha: its range, or its elements.
+size_t AlphaCount(const PreluDeviceProblem& p) {
+  if (AlphaRangeIsDense(p)) {
+    return static_cast<size_t>(p.alpha_hi - p.alpha_lo + 1);
+  }
+  size_t count = 1;
+  for (int d = 0; d < p.rank; ++d) {
+    if (p.alpha_stride[d] != 0) count *= static_cast<size_t>(p.extent[d]);
+  }
+  return count;
+}
+
+lrelu_status_t MakeAlphaCopy(const PreluDeviceProblem& p, AlphaCopy* a) {
+  const auto* alpha = static_cast<const char*>(p.alpha);
+  const int64_t elem = static_cast<int64_t>(p.elem_size);
+  a->count = AlphaCount(p);
+  if (AlphaRangeIsDense(p)) {
+    a->bytes = alpha + p.alpha_lo * elem;
+    a->base = p.alpha_base - p.alpha_lo;
+    std::copy(p.alpha_stride, p.alpha_stride + p.rank, a->stride);
+    return LRELU_STATUS_OK;
+  }
+  a->compact.reset(new (std::nothrow) char[a->count * p.elem_size]);
+  if (a->compact == nullptr) {
+    return Fail(LRELU_STATUS_OUT_OF_MEMORY,
+                "out of memory copying alpha's %zu elements for OpenCL",
+                a->count);
+  }
+  int64_t step = 1;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    if (p.alpha_stride[d] != 0) {
+      a->stride[d] = step;
+      step *= p.extent[d];
+    }
+  }
+  // An odometer over the moving dims: source p.alpha_base + sum i_d *
+  // alpha_stride[d], destination sum i_d * stride[d] (= the element count
+  // so far, in C order).
+  int64_t index[kPreluDeviceMaxDims] = {};
+  int64_t from = p.alpha_base;
+  for (size_t k = 0; k < a->count; ++k) {
+    std::memcpy(a->compact.get() + k * p.elem_size, alpha + from * elem,
+                p.elem_size);
+    for (int d = p.rank - 1; d >= 0; --d) {
+      if (p.alpha_stride[d] == 0) continue;
+      from += p.alpha_stride[d];
+      if (++index[d] < p.extent[d]) break;
+      from -= p.alpha_stride[d] * index[d];
+      index[d] = 0;
+    }
+  }
+  a->bytes = a->compact.get();
+  a->base = 0;
+  return LRELU_STATUS_OK;
+}
+
 lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   const PreluDeviceProblem& p = ProblemOf(*plan);
   // LeakyReLU's planning has checked the device index and built the
@@ -46,10 +141,10 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   plan->variant = p.n == 0 ? "empty" : "scalar";
   if (p.n == 0) return LRELU_STATUS_OK;
   const cl_ulong alpha_bytes =
-      static_cast<cl_ulong>(p.alpha_hi - p.alpha_lo + 1) * p.elem_size;
+      static_cast<cl_ulong>(AlphaCount(p)) * p.elem_size;
   if (alpha_bytes > device.max_alloc) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
-                "alpha spans %llu bytes, more than OpenCL device '%s' can "
+                "alpha needs %llu bytes, more than OpenCL device '%s' can "
                 "hold in one buffer; use the cpu backend",
                 static_cast<unsigned long long>(alpha_bytes),
                 device.name.c_str());
@@ -84,13 +179,15 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
   const size_t n = static_cast<size_t>(p.n);
   const cl_ulong limit = std::min(device.max_alloc, kMaxChunkBytes);
   const size_t chunk = std::min(n, std::max<size_t>(1, limit / elem));
-  const size_t alpha_count = static_cast<size_t>(p.alpha_hi - p.alpha_lo + 1);
+  AlphaCopy a;
+  status = MakeAlphaCopy(p, &a);
+  if (status != LRELU_STATUS_OK) return status;
   cl_ulong dims[4 * kPreluDeviceMaxDims] = {};
   for (int d = 0; d < p.rank; ++d) {
     dims[4 * d] = static_cast<cl_ulong>(p.extent[d]);
     dims[4 * d + 1] = p.magic[d];
     dims[4 * d + 2] = p.shift[d];
-    dims[4 * d + 3] = static_cast<cl_ulong>(p.alpha_stride[d]);
+    dims[4 * d + 3] = static_cast<cl_ulong>(a.stride[d]);
   }
 
   CallObjects o;
@@ -106,14 +203,11 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
                               nullptr, &err);
     if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   }
-  // alpha (its whole byte range) and dims: read before anything is written,
-  // so the copies are blocking.
+  // alpha (AlphaCopy) and dims: read before anything is written, so the
+  // copies are blocking.
   o.alpha = Cl().clCreateBuffer(
-      session.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-      alpha_count * elem,
-      const_cast<char*>(static_cast<const char*>(p.alpha) +
-                        p.alpha_lo * static_cast<int64_t>(elem)),
-      &err);
+      session.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.count * elem,
+      const_cast<char*>(a.bytes), &err);
   if (err != CL_SUCCESS) return ClFail("clCreateBuffer", err);
   o.dims = Cl().clCreateBuffer(session.context,
                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
@@ -124,7 +218,7 @@ lrelu_status_t PreluExecute(const Plan& plan, void*, size_t,
   o.kernel = Cl().clCreateKernel(session.program, name, &err);
   if (err != CL_SUCCESS) return ClFail(name, err);
   cl_mem y_buffer = in_place ? o.x : o.y;
-  const cl_long alpha_base = p.alpha_base - p.alpha_lo;
+  const cl_long alpha_base = a.base;
   const cl_int rank = p.rank;
   err = Cl().clSetKernelArg(o.kernel, 0, sizeof(cl_mem), &o.x);
   err |= Cl().clSetKernelArg(o.kernel, 1, sizeof(cl_mem), &y_buffer);

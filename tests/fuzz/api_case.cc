@@ -1,5 +1,7 @@
 #include "api_case.h"
 
+#include <signal.h>
+
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -215,6 +217,35 @@ PoolKind DecodePool(ByteReader& in) {
   }
 }
 
+void StartOpenCl() {
+  // PoCL's LLVM installs crash handlers as it loads, which restore the
+  // previous handler and raise again: libFuzzer, which installs its own
+  // after this (and not over another's), would never see an abort, and a
+  // failing input would leave no crash file. The process keeps the
+  // handlers it had.
+  const int signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGILL,
+                         SIGFPE,  SIGINT,  SIGTERM};
+  constexpr int kSignals = sizeof(signals) / sizeof(signals[0]);
+  struct sigaction saved[kSignals];
+  for (int i = 0; i < kSignals; ++i) sigaction(signals[i], nullptr, &saved[i]);
+  if (lrelu_backend_available(LRELU_BACKEND_OPENCL) != 0) {
+    float x[4] = {-1.0f, 2.0f, -3.0f, 4.0f}, alpha[1] = {0.5f}, y[4];
+    const int64_t shape[1] = {4}, alpha_shape[1] = {1};
+    const lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+    const lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+    const lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 1, alpha_shape,
+                               nullptr};
+    lrelu_options_t options;
+    lrelu_options_init(&options);
+    options.backend = LRELU_BACKEND_OPENCL;
+    // Failures here show again, and are checked, in the inputs that reach
+    // them.
+    (void)lrelu_leaky_relu(&tx, 0.01, &ty, &options);
+    (void)lrelu_prelu(&tx, &ta, &ty, &options);
+  }
+  for (int i = 0; i < kSignals; ++i) sigaction(signals[i], &saved[i], nullptr);
+}
+
 void FillArena(std::vector<unsigned char>& arena, uint64_t seed) {
   // Random bits with 16-bit special values sprinkled in (the float16 and
   // bfloat16 zeros, infinities, NaNs and subnormals).
@@ -315,6 +346,41 @@ ApiCase DecodeApiCase(ByteReader& in) {
       c.execute_pool = PoolKind::kNone;
     }
     c.workspace_given = in.Chance(4) ? in.Bytes(2) : 0;
+  }
+  // OpenCL (PoCL on the CPU here) comes last, so that the inputs from
+  // before it decode as they did (past the end every byte is 0: no change):
+  // device 0 or an index out of range, the device variants or none.
+  const uint8_t device_backend = in.U8();
+  if (!c.null_options && device_backend >= 128) {
+    c.backend = LRELU_BACKEND_OPENCL;
+    c.device = device_backend < 248    ? 0
+               : device_backend == 255 ? -1
+                                       : device_backend - 247;
+    const uint32_t v = in.Below(8);
+    if (v >= 4) {
+      const char* names[] = {"", "auto", "scalar", "vec4"};
+      c.has_variant = true;
+      c.variant = names[v - 4];
+    }
+  }
+  // Binding comes after the backend, for the same reason.
+  c.bind = c.two_stage && in.U8() >= 128;
+  if (c.bind) {
+    for (const TensorSpec& t : c.tensors) {
+      const uint32_t how = in.Below(8);
+      c.bind_offset.push_back(
+          how < 2   ? t.offset  // where it was
+          : how < 6 ? static_cast<size_t>(in.Bytes(3) % c.arena_bytes)
+                    : t.offset + how - 5);  // shifted by a byte or two
+      c.bind_null.push_back(in.Chance(64));
+    }
+    const size_t out = c.tensors.size() - 1;
+    for (size_t i = 0; i < out; ++i) {
+      if (c.tensors[i].offset == c.tensors[out].offset && !in.Chance(4)) {
+        c.bind_offset[out] = c.bind_offset[i];
+      }
+    }
+    c.bind_count_error = in.Chance(32) ? 1 + in.Below(3) : 0;
   }
   return c;
 }

@@ -54,9 +54,23 @@ struct ApiCase {
   bool null_workspace_size = false;  // two-stage: NULL size/executor pointer
   PoolKind execute_pool = PoolKind::kNone;
   size_t workspace_given = 0;
+  // Two-stage: lrelu_executor_bind to other places in the arena (the same
+  // layouts; the output mostly in place again where it was planned so)
+  // before executing, a pointer NULL, or a wrong count.
+  bool bind = false;
+  std::vector<size_t> bind_offset;  // per tensor, bytes into the arena
+  std::vector<bool> bind_null;
+  size_t bind_count_error = 0;  // added to the right count
 };
 
 ApiCase DecodeApiCase(ByteReader& in);
+
+// OpenCL's one-time start (PoCL's threads, the program's build) by one
+// small call of each entry point, for LLVMFuzzerInitialize: libFuzzer's
+// per-input leak check then does not run LeakSanitizer while PoCL is
+// starting (its tracer once crashed so: "Tracer caught signal 11"), and
+// the crash handlers PoCL's LLVM installs are taken out again.
+void StartOpenCl();
 
 // The pieces DecodeApiCase is made of, for the other C ABI fuzzers: a
 // dtype (mostly valid), an extent and a stride (mostly small, with the

@@ -1,6 +1,8 @@
 // Fuzz target (c): argument validation of the C ABI. Each input decodes to
 // one forward or gradient call (api_case.h) on tensors inside one arena:
-// random rank, shape, strides, dtype, alpha, aliasing and options. An
+// random rank, shape, strides, dtype, alpha, aliasing and options, on the
+// CPU or OpenCL (PoCL here), two-stage calls sometimes bound to other places
+// with lrelu_executor_bind before executing (Bind below). An
 // independent model (api_model.h) says what must be accepted; the call must
 // agree, and then
 //   accepted: every output element is bit-exact against reference::Apply
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -28,13 +31,16 @@ namespace {
 // check that the decoding reaches accepted and refused calls alike.
 struct Stats {
   size_t skipped = 0, accepted = 0, refused = 0, conservative = 0;
-  size_t elements = 0;
+  size_t elements = 0, on_device = 0, bound = 0, bind_refused = 0;
   ~Stats() {
     if (std::getenv("LRELU_FUZZ_STATS") != nullptr) {
       std::fprintf(stderr,
-                   "api_fuzzer: %zu accepted (%zu elements), %zu refused "
-                   "(%zu conservatively), %zu not called\n",
-                   accepted, elements, refused, conservative, skipped);
+                   "api_fuzzer: %zu accepted (%zu elements, %zu calls on "
+                   "OpenCL), %zu refused (%zu conservatively), %zu not "
+                   "called; executors bound elsewhere %zu, binds refused "
+                   "%zu\n",
+                   accepted, elements, on_device, refused, conservative,
+                   skipped, bound, bind_refused);
     }
   }
 };
@@ -104,10 +110,11 @@ struct Effective {
   std::string variant;  // "" = auto
   std::string target;   // "" = best
   size_t task_limit;
+  bool device;  // a device backend (OpenCL)
 };
 
 Effective EffectiveOptions(const ApiCase& c) {
-  Effective e{"", "", 0};
+  Effective e{"", "", 0, false};
   size_t concurrency = lrelu_hardware_threads();
   size_t threads = 0;
   if (!c.null_options) {
@@ -127,6 +134,8 @@ Effective EffectiveOptions(const ApiCase& c) {
         c.has_cpu_target) {
       e.target = c.cpu_target;
     }
+    e.device = covers(offsetof(lrelu_options_t, backend), sizeof(int)) &&
+               c.backend != LRELU_BACKEND_CPU;
   }
   e.task_limit = threads != 0 ? threads : concurrency;
   return e;
@@ -210,6 +219,8 @@ void CheckExecutor(const ApiCase& c, const Verdict& v, lrelu_executor_t* e) {
   std::string variant = eff.variant;
   if (v.n == 0) {
     variant = "empty";
+  } else if (eff.device) {
+    variant = variant == "scalar" ? "scalar" : "vec4";
   } else if (variant.empty()) {
     variant = v.dense ? "contiguous" : "strided";
   }
@@ -218,7 +229,9 @@ void CheckExecutor(const ApiCase& c, const Verdict& v, lrelu_executor_t* e) {
     Abort("executor variant " + std::string(got ? got : "NULL") +
           ", expected " + variant);
   }
-  const std::string target = eff.target.empty() ? BestTarget() : eff.target;
+  const std::string target = eff.device           ? ""
+                             : eff.target.empty() ? BestTarget()
+                                                  : eff.target;
   const char* got_target = lrelu_executor_cpu_target(e);
   if (got_target == nullptr || target != got_target) {
     Abort("executor target " + std::string(got_target ? got_target : "NULL"));
@@ -227,6 +240,100 @@ void CheckExecutor(const ApiCase& c, const Verdict& v, lrelu_executor_t* e) {
   if (tasks == 0 || tasks > (eff.task_limit > 0 ? eff.task_limit : 1)) {
     Abort("executor plans " + std::to_string(tasks) + " tasks");
   }
+}
+
+// lrelu_executor_bind to the tensors at c.bind_offset (the same layouts):
+// it must refuse what lrelu.h says it checks (a wrong count, NULL data with
+// elements, an output no longer in place of the input it was planned in
+// place of, or sharing memory with one it was planned apart from) with a
+// clear status and no byte changed, and must accept a plain rebinding
+// (every pointer given, in place again where planned so, byte ranges apart
+// elsewhere). Accepted: the tensors point at their new places, where the
+// caller checks the results; refused: the executor keeps its pointers.
+void Bind(const ApiCase& c, const Verdict& v, lrelu_executor_t* e,
+          const std::vector<unsigned char>& arena,
+          std::vector<lrelu_tensor_t>& tensors) {
+  const size_t count = tensors.size(), out = count - 1;
+  std::vector<void*> data(count + 3, nullptr);
+  // Each tensor's element bytes in the arena, as planned and as bound.
+  std::vector<std::vector<size_t>> planned(count), bound(count);
+  std::string must_refuse;
+  const auto refuse = [&](const std::string& why) {
+    if (must_refuse.empty()) must_refuse = why;
+  };
+  bool plain = true;
+  for (size_t i = 0; i < count; ++i) {
+    if (c.bind_null[i]) {
+      if (v.n > 0) refuse("NULL data");
+      plain = false;
+      continue;
+    }
+    data[i] = const_cast<unsigned char*>(arena.data()) + c.bind_offset[i];
+    if (v.n == 0) continue;
+    const auto at = static_cast<size_t>(
+        static_cast<const unsigned char*>(tensors[i].data) - arena.data());
+    for (const int64_t o : v.elements[i].offsets) {
+      const int64_t offset = o * static_cast<int64_t>(v.elem);
+      const int64_t moved = static_cast<int64_t>(c.bind_offset[i]) + offset;
+      // Outside the arena: the call is not made (the caller's bug).
+      if (moved < 0 || static_cast<size_t>(moved) + v.elem > arena.size()) {
+        return;
+      }
+      planned[i].push_back(
+          static_cast<size_t>(static_cast<int64_t>(at) + offset));
+      bound[i].push_back(static_cast<size_t>(moved));
+    }
+  }
+  const auto bytes = [&](const std::vector<size_t>& elements) {
+    std::vector<size_t> b;
+    for (size_t p : elements) {
+      for (size_t k = 0; k < v.elem; ++k) b.push_back(p + k);
+    }
+    std::sort(b.begin(), b.end());
+    return b;
+  };
+  if (v.n > 0 && data[out] != nullptr) {
+    const std::vector<size_t> out_bytes = bytes(bound[out]);
+    for (size_t i = 0; i < out; ++i) {
+      if (data[i] == nullptr) continue;
+      if (planned[i] == planned[out]) {
+        if (bound[i] != bound[out]) refuse("in place no longer");
+        continue;
+      }
+      const std::vector<size_t> in_bytes = bytes(bound[i]);
+      std::vector<size_t> shared;
+      std::set_intersection(out_bytes.begin(), out_bytes.end(),
+                            in_bytes.begin(), in_bytes.end(),
+                            std::back_inserter(shared));
+      if (!shared.empty()) refuse("apart no longer");
+      plain = plain && (out_bytes.back() < in_bytes.front() ||
+                        in_bytes.back() < out_bytes.front());
+    }
+  }
+  if (c.bind_count_error != 0) refuse("a wrong count");
+  plain = plain && must_refuse.empty();
+  const std::vector<unsigned char> before = arena;
+  const int status =
+      lrelu_executor_bind(e, data.data(), count + c.bind_count_error);
+  if (status != LRELU_STATUS_OK) {
+    const std::string message = lrelu_last_error();
+    if (status < 0 || status >= LRELU_STATUS_INTERNAL) {
+      Abort("bind refused with status " + std::to_string(status) + ": " +
+            message);
+    }
+    if (message.empty() || message.find('\n') != std::string::npos) {
+      Abort("bind's message is empty or spans lines: '" + message + "'");
+    }
+    if (arena != before) Abort("a refused bind wrote to memory");
+    if (plain) Abort("bind refused a plain rebinding: " + message);
+    stats.bind_refused++;
+    return;
+  }
+  if (!must_refuse.empty()) {
+    Abort("bind accepted what lrelu.h says it refuses: " + must_refuse);
+  }
+  for (size_t i = 0; i < count; ++i) tensors[i].data = data[i];
+  stats.bound++;
 }
 
 int Run(const uint8_t* data, size_t size) {
@@ -324,6 +431,7 @@ int Run(const uint8_t* data, size_t size) {
       if (e == nullptr || workspace != 0) Abort("plan: executor or workspace");
       if (arena != before) Abort("planning touched tensor data");
       CheckExecutor(c, v, e);
+      if (c.bind) Bind(c, v, e, arena, tensors);
       CallerPool exec_state;
       lrelu_thread_pool_t exec_pool{};
       MakePool(c.execute_pool, c.pool_concurrency, 0, &exec_state, &exec_pool);
@@ -359,12 +467,18 @@ int Run(const uint8_t* data, size_t size) {
   }
   CheckResult(c, v, tensors, arena, before);
   stats.accepted++;
+  if (eff.device) stats.on_device++;
   stats.elements += static_cast<size_t>(v.n);
   return 0;
 }
 
 }  // namespace
 }  // namespace lrelu::fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  lrelu::fuzz::StartOpenCl();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return lrelu::fuzz::Run(data, size);

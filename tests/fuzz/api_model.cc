@@ -271,8 +271,16 @@ void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
       covers(offsetof(lrelu_options_t, backend), sizeof(int));
   const bool has_device =
       covers(offsetof(lrelu_options_t, device), sizeof(int32_t));
-  if (has_backend && c.backend != LRELU_BACKEND_CPU) {
+  // OpenCL where PoCL (or another platform) gives it a device; every other
+  // backend is unavailable to this fuzzer.
+  const bool opencl = has_backend && c.backend == LRELU_BACKEND_OPENCL &&
+                      lrelu_backend_available(LRELU_BACKEND_OPENCL) != 0;
+  if (has_backend && c.backend != LRELU_BACKEND_CPU && !opencl) {
     v->required.insert(LRELU_STATUS_BACKEND_UNAVAILABLE);
+  }
+  if (opencl && has_device &&
+      c.device >= lrelu_device_count(LRELU_BACKEND_OPENCL)) {
+    v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
   }
   if (has_device && c.device < 0)
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
@@ -285,11 +293,23 @@ void CheckOptions(const ApiCase& c, bool problem_ok, bool dense, int64_t n,
       (c.pool == PoolKind::kNoFunction || c.pool == PoolKind::kNoConcurrency)) {
     v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
   }
-  if (has_target && c.has_cpu_target && !c.cpu_target.empty() &&
+  // A device runs no SIMD target: the name is not looked at there.
+  if (!opencl && has_target && c.has_cpu_target && !c.cpu_target.empty() &&
       !IsRunnableTarget(c.cpu_target)) {
     v->required.insert(LRELU_STATUS_UNSUPPORTED_VARIANT);
   }
-  if (has_variant && c.has_variant) {
+  if (opencl) {
+    // lrelu.h: a device's variants are vec4 and scalar; every operand one
+    // dense run.
+    const std::string& name = c.variant;
+    if (has_variant && c.has_variant && name != "" && name != "auto" &&
+        name != "vec4" && name != "scalar") {
+      v->required.insert(LRELU_STATUS_INVALID_ARGUMENT);
+    }
+    if (problem_ok && n > 0 && !dense) {
+      v->required.insert(LRELU_STATUS_UNSUPPORTED_VARIANT);
+    }
+  } else if (has_variant && c.has_variant) {
     const std::string& name = c.variant;
     if (name != "" && name != "auto" && name != "reference" &&
         name != "contiguous" && name != "strided") {

@@ -145,6 +145,24 @@ def prelu_seeds():
                 else:
                     body += [2] + list((1500).to_bytes(3, "little"))  # y
                 write("prelu", f"dense-{dtype}-{li}-{flags:02x}", bytes(body))
+                # The same call on OpenCL (the backend byte comes last: 200
+                # is device 0; the variant byte 6 names "scalar").
+                variant = 6 if li % 2 else 0
+                write("prelu", f"opencl-{dtype}-{li}-{flags:02x}",
+                      bytes(body + [200, variant]))
+                if flags & 2:
+                    # Two-stage, then lrelu_executor_bind to other places:
+                    # x, alpha, y, dy, dx, dalpha each moved (2: to the
+                    # offset that follows), none NULL; dx stays on dy.
+                    bind = [200]
+                    for offset in (100, 3100, 1600, 1100, 1100, 3600):
+                        bind += [2] + list(offset.to_bytes(3, "little")) + [1]
+                    bind += [1, 1]  # in place kept, the right count
+                    write("prelu", f"bind-{dtype}-{li}-{flags:02x}",
+                          bytes(body + [0] + bind))
+                    if not flags & 1:
+                        write("prelu", f"bind-opencl-{dtype}-{li}",
+                              bytes(body + [200, variant] + bind))
 
 
 if __name__ == "__main__":

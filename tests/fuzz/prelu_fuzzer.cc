@@ -2,8 +2,10 @@
 // their two-stage forms). Each input decodes to one call on tensors inside
 // one arena: random rank, shape, strides and dtypes, an alpha that mostly
 // broadcasts to x (a suffix of x's shape with some extents 1) and sometimes
-// not, outputs that alias the inputs or each other, and options. Without a
-// model of every refusal, the call must
+// not, outputs that alias the inputs or each other, options, the CPU or
+// OpenCL (PoCL here), and for two-stage calls sometimes
+// lrelu_executor_bind to other places before executing (Bind below).
+// Without a model of every refusal, the call must
 //   - refuse with a status below INTERNAL, a one-line message and no byte
 //     of the arena changed, where lrelu.h says the call is invalid: a bad
 //     dtype, a negative rank or extent, a size that overflows, NULL data,
@@ -38,13 +40,16 @@ namespace {
 // What the inputs did, printed at exit when LRELU_FUZZ_STATS is set: a
 // check that the decoding reaches accepted and refused calls alike.
 struct Stats {
-  size_t skipped = 0, accepted = 0, refused = 0, elements = 0;
+  size_t skipped = 0, accepted = 0, refused = 0, elements = 0, on_device = 0;
+  size_t bound = 0, bind_refused = 0;
   ~Stats() {
     if (std::getenv("LRELU_FUZZ_STATS") != nullptr) {
       std::fprintf(stderr,
-                   "prelu_fuzzer: %zu accepted (%zu elements), %zu refused, "
-                   "%zu not called\n",
-                   accepted, elements, refused, skipped);
+                   "prelu_fuzzer: %zu accepted (%zu elements, %zu calls on "
+                   "OpenCL), %zu refused, %zu not called; executors bound "
+                   "elsewhere %zu, binds refused %zu\n",
+                   accepted, elements, on_device, refused, skipped, bound,
+                   bind_refused);
     }
   }
 };
@@ -75,6 +80,15 @@ struct PreluCase {
   const char* variant = nullptr;
   const char* cpu_target = nullptr;
   bool bad_target = false;
+  lrelu_backend_t backend = LRELU_BACKEND_CPU;
+  int32_t device = 0;
+  // Two-stage: lrelu_executor_bind to other places in the arena before
+  // executing (the same layouts; an output where it was planned in place
+  // mostly stays on its input), a pointer NULL, or a wrong count.
+  bool bind = false;
+  size_t bind_offset[kRoles] = {};
+  bool bind_null[kRoles] = {};
+  size_t bind_count_error = 0;  // added to the right count
 };
 
 // alpha for x: mostly a suffix of x's shape with some extents 1 (per
@@ -164,6 +178,37 @@ PreluCase DecodePreluCase(ByteReader& in) {
     if (target >= 6) {
       c.cpu_target = lrelu_cpu_target_name(in.U8() % lrelu_cpu_target_count());
     }
+  }
+  // The backend comes last, so that the inputs from before it decode as
+  // they did (past the end every byte is 0: the CPU). OpenCL (PoCL on the
+  // CPU here) with its variants and device indices, some out of range.
+  const uint8_t backend = in.U8();
+  if (backend >= 128) {
+    c.backend = LRELU_BACKEND_OPENCL;
+    c.device = backend < 248 ? 0 : backend == 255 ? -1 : backend - 247;
+    const uint32_t v = in.Below(8);
+    if (v >= 4) {
+      const char* variants[] = {nullptr, "auto", "scalar", "vec4"};
+      c.variant = variants[v - 4];
+    }
+  }
+  // Binding comes after the backend, for the same reason.
+  c.bind = c.two_stage && in.U8() >= 128;
+  if (c.bind) {
+    for (int r = 0; r < kRoles; ++r) {
+      const uint32_t how = in.Below(8);
+      c.bind_offset[r] = how < 2 ? c.tensor[r].offset  // where it was
+                         : how < 6
+                             ? static_cast<size_t>(in.Bytes(3) % c.arena_bytes)
+                             : c.tensor[r].offset + how - 5;  // shifted
+      c.bind_null[r] = in.Chance(64);
+    }
+    // Mostly in place again where it was planned in place.
+    const Role out = c.backward ? kDx : kY, in_role = c.backward ? kDy : kX;
+    if (c.tensor[out].offset == c.tensor[in_role].offset && !in.Chance(4)) {
+      c.bind_offset[out] = c.bind_offset[in_role];
+    }
+    c.bind_count_error = in.Chance(32) ? 1 + in.Below(3) : 0;
   }
   return c;
 }
@@ -327,6 +372,42 @@ bool Overlap(const Shape& a, const Shape& b) {
 
 bool Dense(const TensorSpec& s) { return s.null_strides; }
 
+// Whether a tensor inside the arena is one dense run in some order: what a
+// device backend needs of x and y (lrelu.h).
+bool DenseRun(const Shape& s) {
+  std::vector<size_t> p = s.at;
+  std::sort(p.begin(), p.end());
+  for (size_t i = 1; i < p.size(); ++i) {
+    if (p[i] != p[i - 1] + s.elem) return false;
+  }
+  return true;
+}
+
+// The pairs whose relation planning checks and lrelu_executor_bind must
+// keep (lrelu.h): y or dx with x and dy (the same view, in place, or apart),
+// with alpha (apart), and dalpha with dx (apart).
+struct Pair {
+  Role out, other;
+  bool may_be_same;
+};
+constexpr Pair kPairs[] = {{kY, kX, true},       {kY, kAlpha, false},
+                           {kDx, kDy, true},     {kDx, kX, true},
+                           {kDx, kAlpha, false}, {kDalpha, kDx, false}};
+
+bool SameView(const Shape& a, const Shape& b) {
+  return a.kind == Kind::kInside && b.kind == Kind::kInside &&
+         a.elem == b.elem && a.at == b.at;
+}
+
+// Whether the byte ranges (lowest to highest byte) of two tensors are apart:
+// what a conservative check may still refuse short of.
+bool RangesApart(const Shape& a, const Shape& b) {
+  if (a.kind != Kind::kInside || b.kind != Kind::kInside) return true;
+  const auto [a_lo, a_hi] = std::minmax_element(a.at.begin(), a.at.end());
+  const auto [b_lo, b_hi] = std::minmax_element(b.at.begin(), b.at.end());
+  return *a_hi + a.elem <= *b_lo || *b_hi + b.elem <= *a_lo;
+}
+
 struct CallerPool {
   bool reverse = false;
   static void ParallelFor(void* context, lrelu_task_fn task, void* task_context,
@@ -338,12 +419,108 @@ struct CallerPool {
   }
 };
 
+// lrelu_executor_bind to the tensors at c.bind_offset: it must refuse
+// what lrelu.h says it checks (a wrong count, a pointer for an output the
+// plan was made without, NULL data with elements, a pair's relation not
+// kept) with a clear status and no byte changed, and must accept a plain
+// rebinding (every pointer given, inside the arena, in place again where
+// planned so, byte ranges apart elsewhere). Accepted: t and shape become
+// the new tensors, which the caller then checks against the oracle;
+// refused: the executor keeps its pointers, so they stay.
+void Bind(const PreluCase& c, lrelu_executor_t* e,
+          const std::vector<unsigned char>& arena,
+          const std::vector<unsigned char>& before,
+          const lrelu_tensor_t* const* arg, lrelu_tensor_t* t, Shape* shape) {
+  lrelu_tensor_t bound[kRoles] = {};
+  Shape bound_shape[kRoles];
+  void* data[kRoles] = {};
+  std::string must_refuse;
+  const auto refuse = [&](const std::string& why) {
+    if (must_refuse.empty()) must_refuse = why;
+  };
+  bool plain = true;
+  const Role forward[] = {kX, kAlpha, kY};  // the stage-one call's order
+  const Role backward[] = {kDy, kX, kAlpha, kDx, kDalpha};
+  const size_t roles = c.backward ? 5 : 3;
+  for (size_t i = 0; i < roles; ++i) {
+    const Role r = c.backward ? backward[i] : forward[i];
+    const bool given = arg[r] != nullptr;
+    const bool passes = given ? !c.bind_null[r] : c.bind_null[r];
+    if (!passes) {
+      if (given && shape[r].kind != Kind::kEmpty) refuse("NULL data");
+      plain = plain && !given;
+      continue;
+    }
+    data[r] = const_cast<unsigned char*>(arena.data()) + c.bind_offset[r];
+    if (!given) {
+      refuse("a pointer for a tensor the plan was made without");
+      continue;
+    }
+    bound[r] = t[r];
+    bound[r].data = data[r];
+    bound_shape[r] =
+        Classify(c.tensor[r], bound[r], arena.size(), arena.data());
+    // Not inside the arena: the call is not made (the caller's bug).
+    if (bound_shape[r].kind == Kind::kOutside) return;
+  }
+  for (const Pair& pair : kPairs) {
+    if (arg[pair.out] == nullptr || arg[pair.other] == nullptr ||
+        data[pair.out] == nullptr || data[pair.other] == nullptr) {
+      continue;
+    }
+    const Shape &out = bound_shape[pair.out], &other = bound_shape[pair.other];
+    if (pair.may_be_same && SameView(shape[pair.out], shape[pair.other])) {
+      if (!SameView(out, other)) refuse("in place no longer");
+    } else {
+      if (Overlap(out, other)) refuse("a pair planned apart shares memory");
+      plain = plain && RangesApart(out, other);
+    }
+  }
+  const size_t count = roles + c.bind_count_error;
+  if (c.bind_count_error != 0) refuse("a wrong count");
+  plain = plain && must_refuse.empty();
+  void* order[8] = {};
+  for (size_t i = 0; i < roles; ++i) {
+    order[i] = data[c.backward ? backward[i] : forward[i]];
+  }
+  const int status = lrelu_executor_bind(e, order, count);
+  if (status != LRELU_STATUS_OK) {
+    const std::string message = lrelu_last_error();
+    if (status < 0 || status >= LRELU_STATUS_INTERNAL) {
+      Abort("bind refused with status " + std::to_string(status) + ": " +
+            message);
+    }
+    if (message.empty() || message.find('\n') != std::string::npos) {
+      Abort("bind's message is empty or spans lines: '" + message + "'");
+    }
+    if (arena != before) Abort("a refused bind wrote to memory");
+    if (plain) Abort("bind refused a plain rebinding: " + message);
+    stats.bind_refused++;
+    if (std::getenv("LRELU_FUZZ_DUMP") != nullptr) {
+      std::fprintf(stderr, "bind refused: %s\n", message.c_str());
+    }
+    return;
+  }
+  if (!must_refuse.empty()) {
+    Abort("bind accepted what lrelu.h says it refuses: " + must_refuse);
+  }
+  for (int r = 0; r < kRoles; ++r) {
+    if (arg[r] == nullptr) continue;
+    t[r] = bound[r];
+    shape[r] = bound_shape[r];
+  }
+  call += "  bound to new places\n";
+  stats.bound++;
+}
+
 int Run(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   PreluCase c = DecodePreluCase(in);
   call = std::string(c.backward ? "backward" : "forward") +
          (c.two_stage ? ", two-stage" : "") + ", arena " +
-         std::to_string(c.arena_bytes) + "\n";
+         std::to_string(c.arena_bytes) + ", backend " +
+         lrelu_backend_name(c.backend) + " device " + std::to_string(c.device) +
+         ", variant " + (c.variant != nullptr ? c.variant : "(none)") + "\n";
   std::vector<unsigned char> arena(c.arena_bytes);
   FillArena(arena, c.fill_seed);
 
@@ -454,11 +631,35 @@ int Run(const uint8_t* data, size_t size) {
     }
   }
 
-  // A plain call must be accepted.
-  bool plain = must_refuse.empty() && !c.bad_target &&
-               (c.variant == nullptr || std::strcmp(c.variant, "auto") == 0 ||
-                std::strcmp(c.variant, "reference") == 0) &&
-               c.threads <= 4;
+  // A device backend: the forward pass only, alpha of x's dtype, x and y
+  // dense, a device that exists (lrelu.h).
+  const bool device = c.backend != LRELU_BACKEND_CPU;
+  if (device) {
+    if (c.backward) refuse("the gradient on a device backend");
+    if (valid(kX) && valid(kAlpha) && t[kAlpha].dtype != t[kX].dtype) {
+      refuse("alpha's dtype on a device backend");
+    }
+    for (int r : {kX, kY}) {
+      if (arg[r] != nullptr && shape[r].kind == Kind::kInside &&
+          !DenseRun(shape[r])) {
+        refuse("a strided x or y on a device backend");
+      }
+    }
+    if (c.device < 0 || c.device >= lrelu_device_count(c.backend)) {
+      refuse("a device index out of range");
+    }
+  }
+
+  // A plain call must be accepted. The variants each backend names: the
+  // CPU's "reference", the devices' "scalar" (lrelu_backend_variant).
+  const auto named = [&](const char* v) {
+    return c.variant != nullptr && std::strcmp(c.variant, v) == 0;
+  };
+  bool plain = must_refuse.empty() && !c.bad_target && c.threads <= 4 &&
+               (c.variant == nullptr || named("auto") ||
+                named(device ? "scalar" : "reference")) &&
+               (!device || (lrelu_backend_available(c.backend) != 0 &&
+                            c.cpu_target == nullptr));
   for (int r = 0; r < kRoles && plain; ++r) {
     if (arg[r] == nullptr) continue;
     plain = Dense(c.tensor[r]) &&
@@ -485,7 +686,9 @@ int Run(const uint8_t* data, size_t size) {
   options.thread_pool = c.pool == PoolKind::kNone ? nullptr : &pool;
   options.variant = c.variant;
   options.cpu_target = c.bad_target ? "NOPE" : c.cpu_target;
-  const lrelu_options_t* opts = c.null_options ? nullptr : &options;
+  options.backend = c.backend;
+  options.device = c.device;
+  const lrelu_options_t* opts = c.null_options && !device ? nullptr : &options;
 
   // LRELU_FUZZ_DUMP: print each call (to read a crash input).
   if (std::getenv("LRELU_FUZZ_DUMP") != nullptr) {
@@ -509,6 +712,7 @@ int Run(const uint8_t* data, size_t size) {
     if (status == LRELU_STATUS_OK) {
       if (e == nullptr) Abort("a plan without an executor");
       if (arena != before) Abort("planning touched tensor data");
+      if (c.bind) Bind(c, e, arena, before, arg, t, shape);
       std::vector<unsigned char> space(workspace);
       status = lrelu_execute(space.data(), workspace, e, nullptr);
       lrelu_executor_destroy(e);
@@ -599,8 +803,14 @@ int Run(const uint8_t* data, size_t size) {
       }
     }
   }
+  // The outputs' bytes where they are now (a bind may have moved them).
   std::vector<bool> is_output(arena.size(), false);
-  for (size_t b : written) is_output[b] = true;
+  for (int r : {kY, kDx, kDalpha}) {
+    if (arg[r] == nullptr || shape[r].kind != Kind::kInside) continue;
+    for (size_t p : shape[r].at) {
+      for (size_t b = 0; b < shape[r].elem; ++b) is_output[p + b] = true;
+    }
+  }
   for (size_t b = 0; b < arena.size(); ++b) {
     if (!is_output[b] && arena[b] != before[b]) {
       Abort("byte " + std::to_string(b) + " outside the outputs changed");
@@ -608,11 +818,17 @@ int Run(const uint8_t* data, size_t size) {
   }
   stats.accepted++;
   stats.elements += static_cast<size_t>(n);
+  if (device) stats.on_device++;
   return 0;
 }
 
 }  // namespace
 }  // namespace lrelu::fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  lrelu::fuzz::StartOpenCl();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return lrelu::fuzz::Run(data, size);

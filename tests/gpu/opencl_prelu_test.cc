@@ -3,9 +3,12 @@
 // x and alpha, permuted and reversed dense layouts of x, strided and
 // reversed alpha, in place, a large per-channel tensor, and the refusals.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -69,6 +72,51 @@ TEST_F(OpenClPreluTest, LayoutsOfXAndAlpha) {
     c.x_strides = {-9, 1};
     EXPECT_EQ(RunPreluDeviceCase(c, HostMemory(), 15), "") << "reversed x";
   }
+}
+
+// alpha with a gap between its elements that the process may not read (a
+// page without access): only alpha's elements are copied to the device.
+// The whole byte range from alpha's first element to its last used to be,
+// which stopped the process with SIGSEGV here (and refused a column of a
+// matrix larger than a device buffer).
+TEST_F(OpenClPreluTest, AlphaWithAnUnreadableGap) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* map = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* pages = static_cast<unsigned char*>(map);
+  ASSERT_EQ(mprotect(pages + page, page, PROT_NONE), 0);
+  std::mt19937_64 rng(31);
+  for (lrelu_dtype_t dtype : DTypes()) {
+    const size_t elem = lrelu_dtype_size(dtype);
+    // 0.25 and -3 in each dtype, at the first bytes of pages 0 and 2.
+    const uint64_t quarter[] = {0, 0x3e800000, 0x3400, 0x3e80,
+                                0x3fd0000000000000};
+    const uint64_t minus3[] = {0, 0xc0400000, 0xc200, 0xc040,
+                               0xc008000000000000};
+    const std::vector<unsigned char> bits =
+        testing::StoredBits(dtype, {quarter[dtype], minus3[dtype]});
+    std::memcpy(pages, bits.data(), elem);
+    std::memcpy(pages + 2 * page, bits.data() + elem, elem);
+    // x [2, 8], alpha [2, 1] per row (NCHW's per channel).
+    const int64_t shape[2] = {2, 8}, alpha_shape[2] = {2, 1};
+    const int64_t alpha_strides[2] = {static_cast<int64_t>(2 * page / elem), 1};
+    std::vector<unsigned char> x = testing::RandomBits(dtype, 16, rng);
+    std::vector<unsigned char> y(x.size());
+    const lrelu_tensor_t tx = {x.data(), dtype, 2, shape, nullptr};
+    const lrelu_tensor_t ty = {y.data(), dtype, 2, shape, nullptr};
+    const lrelu_tensor_t ta = {pages, dtype, 2, alpha_shape, alpha_strides};
+    ASSERT_EQ(Call(tx, ta, ty), LRELU_STATUS_OK) << lrelu_last_error();
+    const double alphas[2] = {0.25, -3.0};
+    for (int row = 0; row < 2; ++row) {
+      const size_t at = static_cast<size_t>(row) * 8 * elem;
+      EXPECT_EQ(testing::CompareWithReference(dtype, &x[at], &x[at], &y[at], 8,
+                                              alphas[row]),
+                "")
+          << lrelu_dtype_name(dtype) << " row " << row;
+    }
+  }
+  munmap(map, 3 * page);
 }
 
 TEST_F(OpenClPreluTest, LargePerChannel) {
@@ -166,6 +214,64 @@ TEST_F(OpenClPreluTest, BindRefusals) {
   EXPECT_EQ(z[0], -1.5f);
   EXPECT_EQ(z[23], -0.0f);
   EXPECT_EQ(y[0], -1.0f);
+  lrelu_executor_destroy(e);
+}
+
+// x empty, alpha one element: binding alpha to NULL is refused, as planning
+// refuses it and as the cpu backend's executors do (the prelu fuzzer: the
+// OpenCL executor checked alpha's pointer only where x had elements).
+TEST_F(OpenClPreluTest, BindChecksAlphaBesideAnEmptyX) {
+  float x[1] = {}, y[1] = {}, alpha[1] = {0.5f}, other[1] = {0.25f};
+  const int64_t shape[2] = {5, 0};
+  const lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  const lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
+  const lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
+  for (lrelu_backend_t backend : {LRELU_BACKEND_OPENCL, LRELU_BACKEND_CPU}) {
+    const lrelu_options_t o = BackendOptions(backend);
+    size_t ws = 0;
+    lrelu_executor_t* e = nullptr;
+    ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
+              LRELU_STATUS_OK)
+        << lrelu_last_error();
+    void* const null_alpha[3] = {x, nullptr, y};
+    EXPECT_EQ(lrelu_executor_bind(e, null_alpha, 3), LRELU_STATUS_NULL_DATA)
+        << lrelu_backend_name(backend);
+    EXPECT_NE(std::string(lrelu_last_error()).find("alpha"), std::string::npos)
+        << lrelu_last_error();
+    // x and y may be NULL: they have no elements.
+    void* const empty[3] = {nullptr, other, nullptr};
+    EXPECT_EQ(lrelu_executor_bind(e, empty, 3), LRELU_STATUS_OK)
+        << lrelu_backend_name(backend) << ": " << lrelu_last_error();
+    EXPECT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+    lrelu_executor_destroy(e);
+  }
+}
+
+// x and y walked backwards (a stride of -1): binding NULL for x is refused
+// before the plan's offset is applied to it (UBSan in the asan preset: the
+// prelu fuzzer found a NULL pointer moved by -12 bytes).
+TEST_F(OpenClPreluTest, BindRefusesNullBeforeMovingIt) {
+  float x[4] = {-1.0f, 2.0f, -3.0f, 4.0f}, y[4] = {};
+  float alpha[4] = {0.5f, 0.25f, 0.125f, 2.0f};
+  const int64_t shape[1] = {4}, reversed[1] = {-1};
+  const lrelu_tensor_t tx = {x + 3, LRELU_DTYPE_FLOAT32, 1, shape, reversed};
+  const lrelu_tensor_t ty = {y + 3, LRELU_DTYPE_FLOAT32, 1, shape, reversed};
+  const lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
+  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
+  size_t ws = 0;
+  lrelu_executor_t* e = nullptr;
+  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
+            LRELU_STATUS_OK)
+      << lrelu_last_error();
+  void* const null_x[3] = {nullptr, alpha, y + 3};
+  EXPECT_EQ(lrelu_executor_bind(e, null_x, 3), LRELU_STATUS_NULL_DATA);
+  void* const null_y[3] = {x + 3, alpha, nullptr};
+  EXPECT_EQ(lrelu_executor_bind(e, null_y, 3), LRELU_STATUS_NULL_DATA);
+  // The refusals kept the planned pointers: element i of x is x[3 - i],
+  // with alpha[i].
+  ASSERT_EQ(lrelu_execute(nullptr, 0, e, nullptr), LRELU_STATUS_OK);
+  const float want[4] = {-2.0f, 2.0f, -0.75f, 4.0f};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(y[i], want[i]) << i;
   lrelu_executor_destroy(e);
 }
 

@@ -217,6 +217,24 @@ PoolKind DecodePool(ByteReader& in) {
   }
 }
 
+std::string RefusalFault(const char* what, int status,
+                         const std::vector<unsigned char>& arena,
+                         const std::vector<unsigned char>& before) {
+  const std::string message = lrelu_last_error();
+  if (status <= LRELU_STATUS_OK || status >= LRELU_STATUS_INTERNAL) {
+    return std::string(what) + " refused with status " +
+           std::to_string(status) + ": " + message;
+  }
+  if (message.empty() || message.find('\n') != std::string::npos) {
+    return std::string(what) + "'s message is empty or spans lines: '" +
+           message + "'";
+  }
+  if (arena != before) {
+    return std::string("a refused ") + what + " wrote to memory: " + message;
+  }
+  return "";
+}
+
 void StartOpenCl() {
   // PoCL's LLVM installs crash handlers as it loads, which restore the
   // previous handler and raise again: libFuzzer, which installs its own

@@ -65,6 +65,14 @@ struct ApiCase {
 
 ApiCase DecodeApiCase(ByteReader& in);
 
+// What is wrong with a refusal, "" if nothing: what a refused call of the
+// C ABI owes its caller (lrelu.h) is a status in (OK, INTERNAL), a
+// one-line message in lrelu_last_error() and no byte of the arena changed.
+// `what` names the call in the description.
+std::string RefusalFault(const char* what, int status,
+                         const std::vector<unsigned char>& arena,
+                         const std::vector<unsigned char>& before);
+
 // OpenCL's one-time start (PoCL's threads, the program's build) by one
 // small call of each entry point, for LLVMFuzzerInitialize: libFuzzer's
 // per-input leak check then does not run LeakSanitizer while PoCL is

@@ -148,11 +148,8 @@ void CheckRefusal(int status, const Verdict& v,
     Abort("refused with status " + std::to_string(status) + " (" +
           lrelu_last_error() + "), which the model does not allow");
   }
-  const std::string message = lrelu_last_error();
-  if (message.empty() || message.find('\n') != std::string::npos) {
-    Abort("refusal message is empty or spans lines: '" + message + "'");
-  }
-  if (arena != before) Abort("a refused call wrote to memory: " + message);
+  const std::string fault = RefusalFault("call", status, arena, before);
+  if (!fault.empty()) Abort(fault);
 }
 
 void CheckResult(const ApiCase& c, const Verdict& v,
@@ -316,16 +313,12 @@ void Bind(const ApiCase& c, const Verdict& v, lrelu_executor_t* e,
   const int status =
       lrelu_executor_bind(e, data.data(), count + c.bind_count_error);
   if (status != LRELU_STATUS_OK) {
-    const std::string message = lrelu_last_error();
-    if (status < 0 || status >= LRELU_STATUS_INTERNAL) {
-      Abort("bind refused with status " + std::to_string(status) + ": " +
-            message);
+    const std::string fault = RefusalFault("bind", status, arena, before);
+    if (!fault.empty()) Abort(fault);
+    if (plain) {
+      Abort("bind refused a plain rebinding: " +
+            std::string(lrelu_last_error()));
     }
-    if (message.empty() || message.find('\n') != std::string::npos) {
-      Abort("bind's message is empty or spans lines: '" + message + "'");
-    }
-    if (arena != before) Abort("a refused bind wrote to memory");
-    if (plain) Abort("bind refused a plain rebinding: " + message);
     stats.bind_refused++;
     return;
   }

@@ -486,14 +486,8 @@ void Bind(const PreluCase& c, lrelu_executor_t* e,
   const int status = lrelu_executor_bind(e, order, count);
   if (status != LRELU_STATUS_OK) {
     const std::string message = lrelu_last_error();
-    if (status < 0 || status >= LRELU_STATUS_INTERNAL) {
-      Abort("bind refused with status " + std::to_string(status) + ": " +
-            message);
-    }
-    if (message.empty() || message.find('\n') != std::string::npos) {
-      Abort("bind's message is empty or spans lines: '" + message + "'");
-    }
-    if (arena != before) Abort("a refused bind wrote to memory");
+    const std::string fault = RefusalFault("bind", status, arena, before);
+    if (!fault.empty()) Abort(fault);
     if (plain) Abort("bind refused a plain rebinding: " + message);
     stats.bind_refused++;
     if (std::getenv("LRELU_FUZZ_DUMP") != nullptr) {
@@ -723,14 +717,8 @@ int Run(const uint8_t* data, size_t size) {
 
   if (status != LRELU_STATUS_OK) {
     const std::string message = lrelu_last_error();
-    if (status == LRELU_STATUS_INTERNAL || status < 0 ||
-        status >= LRELU_STATUS_INTERNAL) {
-      Abort("refused with status " + std::to_string(status) + ": " + message);
-    }
-    if (message.empty() || message.find('\n') != std::string::npos) {
-      Abort("refusal message is empty or spans lines: '" + message + "'");
-    }
-    if (arena != before) Abort("a refused call wrote to memory: " + message);
+    const std::string fault = RefusalFault("call", status, arena, before);
+    if (!fault.empty()) Abort(fault);
     if (plain) {
       Abort("refused a plain call (status " + std::to_string(status) +
             "): " + message);

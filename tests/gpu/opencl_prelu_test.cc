@@ -39,6 +39,19 @@ class OpenClPreluTest : public testing::DeviceTest<LRELU_BACKEND_OPENCL> {
     o.variant = variant;
     return lrelu_prelu(&x, &a, &y, &o);
   }
+  // An executor for the forward pass on `backend`, or NULL (a failure).
+  static lrelu_executor_t* PlanOn(lrelu_backend_t backend,
+                                  const lrelu_tensor_t& x,
+                                  const lrelu_tensor_t& a,
+                                  const lrelu_tensor_t& y) {
+    const lrelu_options_t o = BackendOptions(backend);
+    size_t ws = 0;
+    lrelu_executor_t* e = nullptr;
+    const lrelu_status_t s =
+        lrelu_prelu_get_workspace_size(&x, &a, &y, &o, &ws, &e);
+    EXPECT_EQ(s, LRELU_STATUS_OK) << lrelu_last_error();
+    return s == LRELU_STATUS_OK ? e : nullptr;
+  }
 };
 
 TEST_F(OpenClPreluTest, EveryDTypeAndPattern) {
@@ -185,12 +198,8 @@ TEST_F(OpenClPreluTest, BindRefusals) {
   lrelu_tensor_t tx = {x, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
   lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
   lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 2, cshape, nullptr};
-  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
-  size_t ws = 0;
-  lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
-            LRELU_STATUS_OK)
-      << lrelu_last_error();
+  lrelu_executor_t* e = PlanOn(LRELU_BACKEND_OPENCL, tx, ta, ty);
+  ASSERT_NE(e, nullptr);
   void* const two[2] = {x, y};
   EXPECT_EQ(lrelu_executor_bind(e, two, 2), LRELU_STATUS_INVALID_ARGUMENT);
   void* const y_on_alpha[3] = {x, z, z};
@@ -227,12 +236,8 @@ TEST_F(OpenClPreluTest, BindChecksAlphaBesideAnEmptyX) {
   const lrelu_tensor_t ty = {y, LRELU_DTYPE_FLOAT32, 2, shape, nullptr};
   const lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 0, nullptr, nullptr};
   for (lrelu_backend_t backend : {LRELU_BACKEND_OPENCL, LRELU_BACKEND_CPU}) {
-    const lrelu_options_t o = BackendOptions(backend);
-    size_t ws = 0;
-    lrelu_executor_t* e = nullptr;
-    ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
-              LRELU_STATUS_OK)
-        << lrelu_last_error();
+    lrelu_executor_t* e = PlanOn(backend, tx, ta, ty);
+    ASSERT_NE(e, nullptr);
     void* const null_alpha[3] = {x, nullptr, y};
     EXPECT_EQ(lrelu_executor_bind(e, null_alpha, 3), LRELU_STATUS_NULL_DATA)
         << lrelu_backend_name(backend);
@@ -257,12 +262,8 @@ TEST_F(OpenClPreluTest, BindRefusesNullBeforeMovingIt) {
   const lrelu_tensor_t tx = {x + 3, LRELU_DTYPE_FLOAT32, 1, shape, reversed};
   const lrelu_tensor_t ty = {y + 3, LRELU_DTYPE_FLOAT32, 1, shape, reversed};
   const lrelu_tensor_t ta = {alpha, LRELU_DTYPE_FLOAT32, 1, shape, nullptr};
-  const lrelu_options_t o = BackendOptions(LRELU_BACKEND_OPENCL);
-  size_t ws = 0;
-  lrelu_executor_t* e = nullptr;
-  ASSERT_EQ(lrelu_prelu_get_workspace_size(&tx, &ta, &ty, &o, &ws, &e),
-            LRELU_STATUS_OK)
-      << lrelu_last_error();
+  lrelu_executor_t* e = PlanOn(LRELU_BACKEND_OPENCL, tx, ta, ty);
+  ASSERT_NE(e, nullptr);
   void* const null_x[3] = {nullptr, alpha, y + 3};
   EXPECT_EQ(lrelu_executor_bind(e, null_x, 3), LRELU_STATUS_NULL_DATA);
   void* const null_y[3] = {x + 3, alpha, nullptr};

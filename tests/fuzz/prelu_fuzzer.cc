@@ -446,16 +446,18 @@ void Bind(const PreluCase& c, lrelu_executor_t* e,
     const Role r = c.backward ? backward[i] : forward[i];
     const bool given = arg[r] != nullptr;
     const bool passes = given ? !c.bind_null[r] : c.bind_null[r];
-    if (!passes) {
-      if (given && shape[r].kind != Kind::kEmpty) refuse("NULL data");
-      plain = plain && !given;
-      continue;
+    if (passes) {
+      data[r] = const_cast<unsigned char*>(arena.data()) + c.bind_offset[r];
     }
-    data[r] = const_cast<unsigned char*>(arena.data()) + c.bind_offset[r];
     if (!given) {
-      refuse("a pointer for a tensor the plan was made without");
+      if (passes) refuse("a pointer for a tensor the plan was made without");
       continue;
     }
+    if (!passes) {
+      if (shape[r].kind != Kind::kEmpty) refuse("NULL data");
+      plain = false;
+    }
+    // NULL data keeps the layout (an empty tensor stays one).
     bound[r] = t[r];
     bound[r].data = data[r];
     bound_shape[r] =

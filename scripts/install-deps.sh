@@ -8,6 +8,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
+  # the compiler cache scripts/run-tests.sh shares between its builds
+  ccache
   # libraries
   libhwy-dev libpthreadpool-dev nlohmann-json3-dev libcli11-dev libssl-dev
   # the CLI keeps a replaced output's ACL and user xattrs

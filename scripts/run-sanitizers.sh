@@ -9,9 +9,9 @@
 # an instrumented library cannot be loaded into an uninstrumented Python),
 # builds it with 2 jobs and runs ctest with the test preset's environment
 # (ASAN_OPTIONS, LSAN_OPTIONS with tests/sanitizers/lsan.supp, UBSAN_OPTIONS,
-# TSAN_OPTIONS). On a CPU without AVX-512 they leave out Highway's AVX3
-# target, which could not run here (cmake/Sanitizers.cmake; release builds
-# compile and test every target). The sanitizer presets compile
+# TSAN_OPTIONS). They compile fewer Highway targets: no AVX3 without
+# AVX-512, no SSSE3, under TSan no SSE4 (cmake/Sanitizers.cmake says why;
+# release builds compile and test every target). The sanitizer presets compile
 # with -O1 -g1 (line tables: file:line in every report), the optimisation
 # ASan recommends; -O2 -g took ~1.6x the compile time (CLI11 under UBSan:
 # 93 s vs 41 s CPU for tools/cmd_info.cc), most of CI's sanitizer stage.

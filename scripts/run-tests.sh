@@ -12,6 +12,20 @@ start=$SECONDS
 ./scripts/setup-gpu-python.sh      # wgpu (WGSL on lavapipe) into .venv
 ./scripts/setup-jax-python.sh      # PyPI JAX + NumPy 2 into .venv-jax (lrelu.jax)
 stage "install"
+# A compiler cache for this run's three Release builds of liblrelu: the ci
+# preset's and the two wheels' (scripts/test-wheel.sh: the portable one and
+# Debian's pip install of the sdist) compile the same sources with the same
+# flags but -Werror, which changes no object and is left out of the hash.
+# The wheels build in trees pip unpacks elsewhere, laid out as build/ci is
+# (test-wheel.sh), so paths relative to CCACHE_BASEDIR match. CC and CXX
+# name the compiler as CMake finds it by default; without them
+# scikit-build-core takes Python's (x86_64-linux-gnu-g++, the same g++ under
+# another name, which ccache hashes). The cache is this clone's own.
+export CCACHE_DIR="$PWD/build/ccache" CCACHE_BASEDIR="$PWD" \
+       CCACHE_IGNOREOPTIONS=-Werror CCACHE_MAXSIZE=2G \
+       CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
+       CC=cc CXX=c++
+ccache --zero-stats >/dev/null
 preset=ci
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
@@ -25,3 +39,5 @@ stage "ctest"
 # isolation, auditwheel repair (build/wheel/lrelu-*.whl), tests/python
 # against the installed wheel with NumPy 1.24 + torch and NumPy 2.x.
 ./scripts/test-wheel.sh
+stage "wheels"
+ccache --show-stats

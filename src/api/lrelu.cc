@@ -175,39 +175,16 @@ lrelu_status_t NewExecutor(const Plan& plan, size_t* workspace_size,
   return LRELU_STATUS_OK;
 }
 
-// lrelu_leaky_relu beyond the unplanned run (dense: DenseForwardRun's run,
-// or NULL). Out of line: its Plan (2.5 KiB) would otherwise be the small
-// call's stack frame too.
-__attribute__((noinline)) lrelu_status_t PlanAndRunForward(
-    const lrelu_tensor_t* x, double alpha, const lrelu_tensor_t* y,
-    const lrelu_options_t* options, const DenseRun* dense) {
-  Plan plan;
-  lrelu_status_t status = LRELU_STATUS_OK;
-  if (dense != nullptr) {
-    BuildDenseForward(*dense, &plan.problem);
-  } else {
-    status = BuildForwardProblem(x, alpha, y, &plan.problem);
-  }
-  if (status == LRELU_STATUS_OK) status = PlanOnBackend(options, &plan);
-  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
+// A one-shot call's plan for plan->problem, then its execution: the calls
+// without an executor, which have no workspace to give.
+lrelu_status_t RunOneShot(const lrelu_options_t* options, Plan* plan) {
+  lrelu_status_t status = PlanOnBackend(options, plan);
+  if (status == LRELU_STATUS_OK && plan->workspace_size > 0) {
     status = Fail(LRELU_STATUS_INTERNAL,
                   "plan needs a workspace; use the two-stage call");
   }
   if (status != LRELU_STATUS_OK) return status;
-  return Execute(plan, nullptr, 0, nullptr);
-}
-
-// lrelu_executor_bind for a backend that checks the new pointers itself,
-// on a copy of the plan: on failure the executor keeps its previous ones.
-// Out of line, as PlanAndRunForward.
-__attribute__((noinline)) lrelu_status_t RebindOnBackend(void* v, void* s,
-                                                         void* out,
-                                                         Plan* plan) {
-  Plan trial = *plan;
-  lrelu_status_t status = RebindProblem(v, s, out, &trial.problem);
-  if (status == LRELU_STATUS_OK) status = plan->backend->bind(&trial);
-  if (status == LRELU_STATUS_OK) *plan = trial;
-  return status;
+  return Execute(*plan, nullptr, 0, nullptr);
 }
 
 lrelu_status_t CheckOutputs(size_t* workspace_size,
@@ -254,7 +231,15 @@ lrelu_status_t lrelu_leaky_relu(const lrelu_tensor_t* x, double alpha,
   lrelu::DenseRun run;
   const bool dense = lrelu::DenseForwardRun(x, alpha, y, &run);
   if (dense && lrelu::RunUnplanned(options, run)) return LRELU_STATUS_OK;
-  return lrelu::PlanAndRunForward(x, alpha, y, options, dense ? &run : nullptr);
+  Plan plan;
+  if (dense) {
+    lrelu::BuildDenseForward(run, &plan.problem);
+  } else {
+    const lrelu_status_t status =
+        lrelu::BuildForwardProblem(x, alpha, y, &plan.problem);
+    if (status != LRELU_STATUS_OK) return status;
+  }
+  return lrelu::RunOneShot(options, &plan);
 }
 
 lrelu_status_t lrelu_leaky_relu_backward_get_workspace_size(
@@ -277,21 +262,15 @@ lrelu_status_t lrelu_leaky_relu_backward(const lrelu_tensor_t* dy,
                                          const lrelu_tensor_t* dx,
                                          const lrelu_options_t* options) {
   Plan plan;
-  lrelu_status_t status =
+  const lrelu_status_t status =
       lrelu::BuildBackwardProblem(dy, s, alpha, source, dx, &plan.problem);
+  if (status != LRELU_STATUS_OK) return status;
   const lrelu::Problem& p = plan.problem;
-  if (status == LRELU_STATUS_OK && p.dense &&
-      lrelu::RunUnplanned(options,
-                          {p.op, p.dtype, p.v, p.s, p.out, p.n, p.alpha})) {
+  if (p.dense && lrelu::RunUnplanned(
+                     options, {p.op, p.dtype, p.v, p.s, p.out, p.n, p.alpha})) {
     return LRELU_STATUS_OK;
   }
-  if (status == LRELU_STATUS_OK) status = lrelu::PlanOnBackend(options, &plan);
-  if (status == LRELU_STATUS_OK && plan.workspace_size > 0) {
-    status = lrelu::Fail(LRELU_STATUS_INTERNAL,
-                         "plan needs a workspace; use the two-stage call");
-  }
-  if (status != LRELU_STATUS_OK) return status;
-  return lrelu::Execute(plan, nullptr, 0, nullptr);
+  return lrelu::RunOneShot(options, &plan);
 }
 
 lrelu_status_t lrelu_execute(void* workspace, size_t workspace_size,
@@ -324,7 +303,13 @@ lrelu_status_t lrelu_executor_bind(lrelu_executor_t* executor,
   if (plan.backend->bind == nullptr) {
     return lrelu::RebindProblem(v, s, out, &plan.problem);
   }
-  return lrelu::RebindOnBackend(v, s, out, &plan);
+  // The backend re-checks the new pointers on a copy: on failure the
+  // executor keeps its previous ones.
+  lrelu::Plan trial = plan;
+  lrelu_status_t status = lrelu::RebindProblem(v, s, out, &trial.problem);
+  if (status == LRELU_STATUS_OK) status = plan.backend->bind(&trial);
+  if (status == LRELU_STATUS_OK) plan = trial;
+  return status;
 }
 
 const char* lrelu_executor_variant(const lrelu_executor_t* executor) {

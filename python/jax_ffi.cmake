@@ -103,6 +103,7 @@ set(lrelu_jax_sources
   src/jax/module.cc
   src/jax/handlers.cc
   src/jax/cpu_handlers.cc
+  src/jax/prelu_handlers.cc
   src/jax/xla_thread_pool.cc)
 if(LRELU_HAS_CUDA)
   list(APPEND lrelu_jax_sources src/jax/cuda_handlers.cc)

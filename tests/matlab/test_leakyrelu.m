@@ -124,43 +124,6 @@ end
 fprintf('all MEX checks passed\n');
 end
 
-function v = from_words(w, dtype)
-v = typecast(uint32(w(:)'), dtype)';
-end
-
 function c = find_case(cases, name)
 c = cases(strcmp({cases.name}, name));
-end
-
-function failures = check_bits(failures, name, actual, expected, anynan, dtype)
-if strcmp(dtype, 'single')
-  got = typecast(actual(:)', 'uint32')';
-  want = uint32(expected(:));
-else
-  got = typecast(actual(:)', 'uint32')';
-  want = uint32(expected(:));
-  anynan = reshape(repmat(anynan(:)', 2, 1), [], 1);  % two words each
-end
-nan_ok = logical(anynan(:));
-if strcmp(dtype, 'double')
-  nan_at = reshape(repmat(isnan(actual(:))', 2, 1), [], 1);
-else
-  nan_at = isnan(actual(:));
-end
-wrong = (nan_ok & ~nan_at) | (~nan_ok & got ~= want);
-if numel(got) ~= numel(want) || any(wrong)
-  failures{end+1} = sprintf('%s: %d words differ', name, sum(wrong));
-end
-end
-
-function failures = expect_error(failures, id, f)
-try
-  f();
-  failures{end+1} = sprintf('no error, expected %s', id);
-catch err
-  if ~strcmp(err.identifier, id)
-    failures{end+1} = sprintf('expected %s, got %s (%s)', id, ...
-                              err.identifier, err.message);
-  end
-end
 end

@@ -25,6 +25,12 @@ lrelu_dtype_t LreluDtype(ffi::DataType type) {
   }
 }
 
+std::string UnsupportedType(ffi::DataType type) {
+  return "lrelu: unsupported XLA element type " +
+         std::to_string(static_cast<int>(type)) +
+         " (float32, float16, bfloat16, float64 only)";
+}
+
 }  // namespace
 
 Dense::Dense(const ffi::AnyBuffer& buffer)
@@ -34,11 +40,17 @@ Dense::Dense(const ffi::AnyBuffer& buffer)
   tensor_.rank = 1;
   tensor_.shape = &count_;
   tensor_.strides = nullptr;
-  if (tensor_.dtype == 0) {
-    error_ = "lrelu: unsupported XLA element type " +
-             std::to_string(static_cast<int>(buffer.element_type())) +
-             " (float32, float16, bfloat16, float64 only)";
-  }
+  if (tensor_.dtype == 0) error_ = UnsupportedType(buffer.element_type());
+}
+
+Shaped::Shaped(const ffi::AnyBuffer& buffer) {
+  const auto dims = buffer.dimensions();
+  tensor_.data = buffer.untyped_data();
+  tensor_.dtype = LreluDtype(buffer.element_type());
+  tensor_.rank = static_cast<int32_t>(dims.size());
+  tensor_.shape = dims.begin();
+  tensor_.strides = nullptr;
+  if (tensor_.dtype == 0) error_ = UnsupportedType(buffer.element_type());
 }
 
 ffi::Error Status(lrelu_status_t status) {

@@ -30,6 +30,23 @@ class Dense {
   std::string error_;
 };
 
+// A dense row-major XLA buffer as an lrelu tensor of its own shape (PReLU's
+// broadcast reads it). The shape points into XLA's call frame.
+class Shaped {
+ public:
+  explicit Shaped(const ::xla::ffi::AnyBuffer& buffer);
+  Shaped(const Shaped&) = delete;
+  Shaped& operator=(const Shaped&) = delete;
+
+  bool ok() const { return error_.empty(); }
+  const std::string& error() const { return error_; }
+  const lrelu_tensor_t* tensor() const { return &tensor_; }
+
+ private:
+  lrelu_tensor_t tensor_{};
+  std::string error_;
+};
+
 // Success, or the failed lrelu call's own message as an FFI error.
 ::xla::ffi::Error Status(lrelu_status_t status);
 

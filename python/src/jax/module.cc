@@ -8,6 +8,11 @@ namespace nb = nanobind;
 
 extern "C" XLA_FFI_Error* LreluJaxForwardCpu(XLA_FFI_CallFrame* call_frame);
 extern "C" XLA_FFI_Error* LreluJaxBackwardCpu(XLA_FFI_CallFrame* call_frame);
+extern "C" XLA_FFI_Error* LreluJaxPreluCpu(XLA_FFI_CallFrame* call_frame);
+extern "C" XLA_FFI_Error* LreluJaxPreluBackwardCpu(
+    XLA_FFI_CallFrame* call_frame);
+extern "C" XLA_FFI_Error* LreluJaxPreluDxCpu(XLA_FFI_CallFrame* call_frame);
+extern "C" XLA_FFI_Error* LreluJaxPreluDalphaCpu(XLA_FFI_CallFrame* call_frame);
 #ifdef LRELU_JAX_CUDA
 extern "C" XLA_FFI_Error* LreluJaxForwardCuda(XLA_FFI_CallFrame* call_frame);
 extern "C" XLA_FFI_Error* LreluJaxBackwardCuda(XLA_FFI_CallFrame* call_frame);
@@ -29,6 +34,11 @@ NB_MODULE(_jax_ffi, m) {
     nb::dict handlers;
     handlers["lrelu_leaky_relu"] = Capsule(&LreluJaxForwardCpu);
     handlers["lrelu_leaky_relu_backward"] = Capsule(&LreluJaxBackwardCpu);
+    // PReLU: the CPU only (its gradient is a CPU kernel).
+    handlers["lrelu_prelu"] = Capsule(&LreluJaxPreluCpu);
+    handlers["lrelu_prelu_backward"] = Capsule(&LreluJaxPreluBackwardCpu);
+    handlers["lrelu_prelu_dx"] = Capsule(&LreluJaxPreluDxCpu);
+    handlers["lrelu_prelu_dalpha"] = Capsule(&LreluJaxPreluDalphaCpu);
     return handlers;
   });
   m.def("cuda_handlers", [] {

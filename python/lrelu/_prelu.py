@@ -53,11 +53,40 @@ def routes(x, alpha):
     return True
 
 
+def _is_lazy(x):
+    """dask.array, xarray and other NumPy-protocol containers: arrays that
+    are not NumPy's but take ufuncs (__array_ufunc__) and have a shape."""
+    return (type(x) is not np.ndarray and not isinstance(x, np.generic)
+            and getattr(type(x), "__array_ufunc__", None) is not None
+            and hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def _lazy_prelu(x, alpha):
+    """prelu through lrelu.ufunc, which such containers apply block by block
+    (dask: lazily, the result keeps the chunks; xarray: dims and coords).
+    Per element the ufunc's loop is the PReLU call's (the same bits); the
+    broadcast is checked here first, as ONNX's rule is stricter than
+    NumPy's (alpha never widens x)."""
+    alpha = numpy_alpha(alpha, x)
+    x_shape, a_shape = tuple(x.shape), alpha.shape
+    start = len(x_shape) - len(a_shape)
+    if start < 0 or any(a != 1 and a != x_shape[start + k]
+                        for k, a in enumerate(a_shape)):
+        raise ValueError(
+            f"lrelu.prelu: alpha of shape {a_shape} does not broadcast to x "
+            f"of shape {x_shape} (ONNX's unidirectional rule: aligned to the "
+            f"right, each extent x's or 1)")
+    return _lrelu.ufunc(x, alpha)
+
+
 def prelu(x, alpha, *, threads=None, out=None):
     """y = x < 0 ? alpha * x : x, alpha broadcast to x (ONNX PRelu).
 
-    x: a NumPy array (float16, bfloat16, float32, float64) or a DLPack
-    tensor (torch). alpha: broadcasts to x by ONNX's unidirectional rule
+    x: a NumPy array (float16, bfloat16, float32, float64), a DLPack
+    tensor (torch), or a lazy NumPy-protocol array (dask.array, xarray:
+    computed block by block when they compute, with the default threads;
+    the result keeps their type, chunks, dims and coords).
+    alpha: broadcasts to x by ONNX's unidirectional rule
     (per channel: shape [C, 1, 1] for NCHW, [C] for NHWC); x's dtype, or
     float64 (each value rounded to float32 once for 32/16-bit x, as
     leaky_relu's alpha). Anything else is converted to float64. Each element
@@ -69,6 +98,8 @@ def prelu(x, alpha, *, threads=None, out=None):
         y = out if out is not None else _empty_like_tensor(x)
         _lrelu.prelu_forward(x, alpha, y, threads)
         return y
+    if out is None and _is_lazy(x):
+        return _lazy_prelu(x, alpha)
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
     y = np.empty_like(x) if out is None else out

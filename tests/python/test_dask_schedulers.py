@@ -1,8 +1,8 @@
-"""lrelu.leaky_relu on dask arrays under dask's threaded scheduler, its
-process pool, and a dask.distributed LocalCluster of worker processes: the
-graph (which holds lrelu.ufunc) pickles, chunks are kept, results are the
-oracle's bits. The cluster is small (2 workers, 1 thread each) and every
-wait is bounded."""
+"""lrelu.leaky_relu (and lrelu.prelu) on dask arrays under dask's threaded
+scheduler, its process pool, and a dask.distributed LocalCluster of worker
+processes: the graph (which holds lrelu.ufunc) pickles, chunks are kept,
+results are the oracle's bits. The cluster is small (2 workers, 1 thread
+each) and every wait is bounded."""
 import numpy as np
 import pytest
 
@@ -58,14 +58,19 @@ def test_distributed_local_cluster_of_processes():
     alpha = np.linspace(-1, 1, 30)  # broadcast along the last axis
     y = check(lrelu.leaky_relu(dx, alpha), x, dx)
     z = check(lrelu.leaky_relu(dx, ALPHA), x, dx)
+    # PReLU, one slope per row (alpha [40, 1]), also lazy.
+    rows = np.linspace(-2, 2, 40).astype(np.float32).reshape(40, 1)
+    w = check(lrelu.prelu(dx, rows), x, dx)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None, timeout=60) as cluster, \
             Client(cluster, timeout=60) as client:
-        computed_y, computed_z = client.compute([y, z], sync=False)
-        y_values = computed_y.result(timeout=120)
-        z_values = computed_z.result(timeout=120)
+        futures = client.compute([y, z, w], sync=False)
+        y_values, z_values, w_values = (f.result(timeout=120)
+                                        for f in futures)
         workers = client.run(lambda: __import__("os").getpid())
     assert len(set(workers.values())) == 2
     assert_oracle_bits(z_values, x, ALPHA)
     for j, a in enumerate(alpha):
         assert_oracle_bits(y_values[:, j], np.ascontiguousarray(x[:, j]), a)
+    for i, a in enumerate(rows.ravel()):
+        assert_oracle_bits(w_values[i], x[i], float(a))

@@ -1,6 +1,6 @@
-"""leaky_relu through __array_ufunc__: dask arrays stay lazy and keep their
-chunks, xarray keeps dims, coords and name; results equal NumPy's bit for
-bit."""
+"""leaky_relu and prelu through __array_ufunc__: dask arrays stay lazy and
+keep their chunks, xarray keeps dims, coords and name; results equal
+NumPy's bit for bit."""
 import numpy as np
 import pytest
 
@@ -78,3 +78,41 @@ def test_xarray_over_dask_stays_lazy():
     assert isinstance(y.data, da.Array)
     assert y.chunks == array.chunks
     assert same_bits(y.values, lrelu.leaky_relu(x, -0.5))
+
+
+@needs_dask
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_prelu_on_dask_stays_lazy_with_the_numpy_bits(dtype):
+    """lrelu.prelu of a dask array is lazy (chunks kept) and computes
+    prelu's bits on NumPy; per channel NCHW, NHWC and alpha of x's dtype."""
+    import dask.array as da
+    x = data((6, 3, 5, 4), dtype)
+    dx = da.from_array(x, chunks=(2, 2, 5, 3))
+    for alpha in (np.array([0.1, -0.5, 2.0]).reshape(3, 1, 1),
+                  np.linspace(-1, 1, 4).astype(dtype)):
+        y = lrelu.prelu(dx, alpha)
+        assert isinstance(y, da.Array)
+        assert y.chunks == dx.chunks and y.dtype == x.dtype
+        assert same_bits(y.compute(), lrelu.prelu(x, alpha))
+
+
+@needs_dask
+def test_prelu_on_dask_refuses_an_alpha_that_does_not_broadcast():
+    import dask.array as da
+    dx = da.from_array(data((6, 4), np.float32), chunks=3)
+    for alpha in (np.ones(3), np.ones((2, 6, 4)), np.ones((6, 1, 1))):
+        with pytest.raises(ValueError, match="does not broadcast to x"):
+            lrelu.prelu(dx, alpha)
+
+
+@needs_xarray
+def test_prelu_on_xarray_keeps_dims_and_coords():
+    import xarray as xr
+    x = data((5, 3, 4), np.float32)
+    array = xr.DataArray(x, dims=("B", "C", "W"), name="activations",
+                         coords={"C": ["r", "g", "b"]})
+    alpha = np.float32([0.1, 0.2, 0.3]).reshape(3, 1)
+    y = lrelu.prelu(array, alpha)
+    assert isinstance(y, xr.DataArray) and y.dims == ("B", "C", "W")
+    assert list(y.coords["C"].values) == ["r", "g", "b"]
+    assert same_bits(y.values, lrelu.prelu(x, alpha))

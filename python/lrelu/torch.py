@@ -11,11 +11,15 @@ torch.library (operator_kernels == "python"):
   ``torch.ops.lrelu.leaky_relu_(x, negative_slope=0.01)`` (in place);
 * ``torch.ops.lrelu.leaky_relu_backward(dy, s, negative_slope, from_output)``
   (s is x, or y when from_output), itself differentiable, so double backward
-  works (gradgradcheck, gradient penalties).
+  works (gradgradcheck, gradient penalties);
+* ``torch.ops.lrelu.prelu(x, weight)`` and
+  ``torch.ops.lrelu.prelu_backward(dy, x, weight) -> (dx, dweight)``
+  (nn.PReLU's weight; the second differentiable once), whose kernels are
+  Python ones in both modes;
 
 so that torch.jit.script, torch.jit.trace (and save/load, in a process that
-imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu node) see
-one operator. With the compiled operators, eager calls go straight to them
+imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu or PRelu node)
+see one operator. With the compiled operators, eager calls go straight to them
 (the shortest path); with the Python ones, eager calls skip the dispatcher
 where nothing needs it and hand the tensors' addresses, shapes and strides
 to the library.
@@ -32,7 +36,7 @@ import ctypes
 import os
 
 import torch
-from torch.onnx import symbolic_helper
+from torch.onnx import symbolic_helper, symbolic_opset9
 from torch.autograd.function import once_differentiable
 
 from . import _api, _lrelu
@@ -548,36 +552,98 @@ class PReLUFunction(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, dy):
         x, weight = ctx.saved_tensors
-        dx = _empty_like(x) if ctx.needs_input_grad[0] else None
-        dweight = _empty_like(weight) if ctx.needs_input_grad[1] else None
-        if (dx is None and dweight is None) or _lrelu.prelu_backward_weight(
-                dy, x, weight, dx, dweight):
-            return dx, dweight
-        # The checked path (as _prelu_forward's); dx as above.
-        alpha = _alpha_view(weight.detach(), x)
-        if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
-            alpha = alpha.to(x.dtype)
-        alpha = alpha.contiguous()
-        dy = dy.detach().contiguous()
-        dalpha = torch.empty_like(alpha) if ctx.needs_input_grad[1] else None
-        if dx is not None or dalpha is not None:
-            _lrelu.prelu_backward(dy, x, alpha, dx, dalpha)
-        dweight = None
-        if dalpha is not None:
-            dweight = dalpha.reshape(weight.shape).to(weight.dtype)
+        return _prelu_gradients(dy, x, weight, ctx.needs_input_grad[0],
+                                ctx.needs_input_grad[1])
+
+
+def _prelu_gradients(dy, x, weight, want_dx, want_dweight):
+    """(dx or None, dweight or None): dx = x < 0 ? weight * dy : dy and the
+    weight's gradient, lrelu's exactly rounded dalpha, in the weight's
+    shape and dtype; one C call for both where the tensors allow it."""
+    dx = _empty_like(x) if want_dx else None
+    dweight = _empty_like(weight) if want_dweight else None
+    if (dx is None and dweight is None) or _lrelu.prelu_backward_weight(
+            dy, x, weight, dx, dweight):
         return dx, dweight
+    # The checked path (as _prelu_forward's); dx as above.
+    alpha = _alpha_view(weight.detach(), x)
+    if alpha.dtype != x.dtype and alpha.dtype != torch.float64:
+        alpha = alpha.to(x.dtype)
+    alpha = alpha.contiguous()
+    dy = dy.detach().contiguous()
+    x = x.detach().contiguous()
+    dalpha = torch.empty_like(alpha) if want_dweight else None
+    if dx is not None or dalpha is not None:
+        _lrelu.prelu_backward(dy, x, alpha, dx, dalpha)
+    dweight = None
+    if dalpha is not None:
+        dweight = dalpha.reshape(weight.shape).to(weight.dtype)
+    return dx, dweight
 
 
-def prelu(x, weight):
-    """Like torch.nn.functional.prelu, computed by lrelu."""
-    if (type(x) is torch.Tensor and _tracing_state() is None
-            and (not _grad_enabled()
-                 or not (x.requires_grad or weight.requires_grad))):
-        # No graph to record (inference, torch.no_grad): the forward pass
-        # alone; autograd.Function's bookkeeping took ~2/3 of a small
-        # call. A tracer records the Function as before.
-        return _prelu_forward(x, weight)[1]
-    return PReLUFunction.apply(x, weight)
+# The operators lrelu::prelu and lrelu::prelu_backward (torch.ops.lrelu),
+# so that TorchScript, torch.jit.trace, torch.fx and torch.onnx.export see
+# one operator rather than a Python function. Their kernels are these
+# Python ones in both modes (the compiled library defines the schemas).
+
+def _prelu_kernel(x, weight):
+    return _prelu_forward(x, weight)[1]
+
+
+def _prelu_backward_kernel(dy, x, weight):
+    return _prelu_gradients(dy, x, weight, True, True)
+
+
+def _prelu_autograd(x, weight):
+    if _grad_enabled() and (x.requires_grad or weight.requires_grad):
+        return PReLUFunction.apply(x, weight)
+    return _prelu_kernel(x, weight)
+
+
+def _prelu_backward_autograd(dy, x, weight):
+    # Differentiable once, as PReLUFunction: the gradients carry no graph.
+    with torch.no_grad():
+        return _prelu_backward_kernel(dy, x, weight)
+
+
+if _compiled:
+    _PRELU_LIBRARY = torch.library.Library("lrelu", "IMPL")
+else:
+    _PRELU_LIBRARY = _LIBRARY
+    _PRELU_LIBRARY.define("prelu(Tensor x, Tensor weight) -> Tensor")
+    _PRELU_LIBRARY.define("prelu_backward(Tensor dy, Tensor x, Tensor weight) "
+                          "-> (Tensor, Tensor)")
+_PRELU_LIBRARY.impl("prelu", _prelu_kernel, "CPU")
+_PRELU_LIBRARY.impl("prelu_backward", _prelu_backward_kernel, "CPU")
+_PRELU_LIBRARY.impl("prelu", _prelu_autograd, "Autograd")
+_PRELU_LIBRARY.impl("prelu_backward", _prelu_backward_autograd, "Autograd")
+
+
+def _onnx_prelu(g, x, weight):
+    # ONNX's PRelu with the weight unsqueezed to [C, 1, ...], as torch
+    # exports its own prelu.
+    return symbolic_opset9.prelu(g, x, weight)
+
+
+torch.onnx.register_custom_op_symbolic("lrelu::prelu", _onnx_prelu, 9)
+
+
+def prelu(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Like torch.nn.functional.prelu, computed by lrelu; scriptable,
+    traceable (the operator lrelu::prelu) and exportable to ONNX (PRelu)."""
+    if torch.jit.is_scripting():
+        return torch.ops.lrelu.prelu(x, weight)
+    else:
+        if type(x) is not torch.Tensor or _tracing_state() is not None:
+            # fx proxies, tensor subclasses and tracers see the operator.
+            return torch.ops.lrelu.prelu(x, weight)
+        if not _grad_enabled() or not (x.requires_grad
+                                       or weight.requires_grad):
+            # No graph to record (inference, torch.no_grad): the forward
+            # pass alone; autograd.Function's bookkeeping took ~2/3 of a
+            # small call.
+            return _prelu_forward(x, weight)[1]
+        return PReLUFunction.apply(x, weight)
 
 
 class PReLU(torch.nn.Module):
@@ -599,7 +665,7 @@ class PReLU(torch.nn.Module):
     def reset_parameters(self):
         torch.nn.init.constant_(self.weight, self.init)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return prelu(x, self.weight)
 
     def extra_repr(self):

@@ -3,7 +3,8 @@ from typing import Any, Optional
 
 import torch
 
-__all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu"]
+__all__ = ["LeakyReLU", "LeakyReLUFunction", "leaky_relu", "PReLU",
+           "PReLUFunction", "prelu"]
 
 # "compiled" (lrelu/_torch_ops.so's C++ kernels) or "python".
 operator_kernels: str
@@ -37,5 +38,28 @@ class LeakyReLU(torch.nn.Module):
 
     def __init__(self, negative_slope: float = 0.01,
                  inplace: bool = False) -> None: ...
+    def forward(self, x: torch.Tensor) -> torch.Tensor: ...
+    def extra_repr(self) -> str: ...
+
+
+class PReLUFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor,
+                weight: torch.Tensor) -> torch.Tensor: ...
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any: ...
+
+
+def prelu(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor: ...
+
+
+class PReLU(torch.nn.Module):
+    num_parameters: int
+    init: float
+    weight: torch.nn.Parameter
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+                 device: Any = None, dtype: Any = None) -> None: ...
+    def reset_parameters(self) -> None: ...
     def forward(self, x: torch.Tensor) -> torch.Tensor: ...
     def extra_repr(self) -> str: ...

@@ -34,6 +34,14 @@ def torch_layer(x: torch.Tensor) -> torch.Tensor:
     return lrelu.torch.leaky_relu_backward(torch.ones_like(x), x, 0.1)
 
 
+def torch_prelu(x: torch.Tensor) -> torch.Tensor:
+    layer = lrelu.torch.PReLU(num_parameters=1, init=0.25)
+    weight: torch.nn.Parameter = layer.weight
+    y: torch.Tensor = layer(x)
+    assert torch.equal(y, lrelu.torch.prelu(x, weight))
+    return y
+
+
 def main() -> None:
     x = np.linspace(-1, 1, 9, dtype=np.float32)
     y = activations(x, 0.5)
@@ -48,6 +56,9 @@ def main() -> None:
     assert isinstance(lrelu.ufunc, np.ufunc)
     g = torch_layer(torch.tensor([-2.0, 3.0]))
     assert g.tolist() == [float(np.float32(0.1)), 1.0]
+    with torch.no_grad():
+        p = torch_prelu(torch.tensor([-2.0, 3.0]))
+    assert p.tolist() == [-0.5, 3.0]
     print("typing sample ok")
 
 

@@ -18,6 +18,11 @@ TORCH_LIBRARY(lrelu, m) {
   m.def(
       "leaky_relu_backward(Tensor dy, Tensor s, float negative_slope, "
       "bool from_output) -> Tensor");
+  // PReLU: schemas only; lrelu.torch registers their kernels (Python, with
+  // torch.library's IMPL) in both modes.
+  m.def("prelu(Tensor x, Tensor weight) -> Tensor");
+  m.def(
+      "prelu_backward(Tensor dy, Tensor x, Tensor weight) -> (Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(lrelu, CPU, m) {

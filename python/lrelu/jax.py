@@ -123,12 +123,15 @@ def _alpha_value(alpha_bits):
 
 
 @functools.lru_cache(maxsize=None)
-def _jitted(primitive, alpha_bits):
-    return jax.jit(functools.partial(primitive.bind, alpha_bits=alpha_bits))
+def _jitted(primitive, params):
+    return jax.jit(functools.partial(primitive.bind, **dict(params)))
 
 
 def _impl(primitive):
-    return lambda *args, alpha_bits: _jitted(primitive, alpha_bits)(*args)
+    """Eager evaluation: the primitive under jit, compiled once per
+    parameter set."""
+    return lambda *args, **params: _jitted(
+        primitive, tuple(sorted(params.items())))(*args)
 
 
 def _abstract(x, *others, alpha_bits):
@@ -232,7 +235,7 @@ def leaky_relu_backward(dy, x, alpha=DEFAULT_ALPHA):
 # gradient call for both dx and dalpha:
 #   _prelu_p(x, alpha)                  y
 #   _prelu_grad_p(dy, x, alpha; parts)  dx, dalpha or both (one FFI call)
-#   _prelu_alpha_term_p(ta, x)          x < 0 ? x * ta : 0    (ta alpha's shape)
+#   _prelu_alpha_term_p(ta, x)          x < 0 ? x * ta : 0 (ta: alpha's shape)
 #   _prelu_tangent_p(tx, ta, x, alpha)  dx(tx) + alpha_term(ta)
 # grad's dx part is its own transpose; its dalpha part and alpha_term are
 # each other's; tangent and grad(parts="both") likewise. dx and dalpha are
@@ -269,7 +272,8 @@ def _reduce_to(v, shape):
     """Sums v over the axes an array of `shape` is broadcast along."""
     lead = v.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and v.shape[lead + i] != 1)
+        lead + i for i, n in enumerate(shape)
+        if n == 1 and v.shape[lead + i] != 1)
     return jnp.sum(v, axis=axes).reshape(shape) if axes else v.reshape(shape)
 
 
@@ -282,16 +286,6 @@ _prelu_grad_p = Primitive("lrelu_prelu_backward")
 _prelu_grad_p.multiple_results = True
 _prelu_alpha_term_p = Primitive("lrelu_prelu_alpha_term")
 _prelu_tangent_p = Primitive("lrelu_prelu_tangent")
-
-
-@functools.lru_cache(maxsize=None)
-def _jitted_with(primitive, params):
-    return jax.jit(functools.partial(primitive.bind, **dict(params)))
-
-
-def _impl_with_params(primitive):
-    return lambda *args, **params: _jitted_with(
-        primitive, tuple(sorted(params.items())))(*args)
 
 
 def _same(name, a, b):
@@ -347,7 +341,7 @@ def _grad_lowering(ctx, dy, x, alpha, *, parts):
 
 
 for _p in (_prelu_p, _prelu_grad_p, _prelu_alpha_term_p, _prelu_tangent_p):
-    _p.def_impl(_impl_with_params(_p))
+    _p.def_impl(_impl(_p))
 
 
 def _cpu_only(ctx, *args, **params):

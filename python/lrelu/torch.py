@@ -18,11 +18,11 @@ torch.library (operator_kernels == "python"):
   Python ones in both modes;
 
 so that torch.jit.script, torch.jit.trace (and save/load, in a process that
-imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu or PRelu node)
-see one operator. With the compiled operators, eager calls go straight to them
-(the shortest path); with the Python ones, eager calls skip the dispatcher
-where nothing needs it and hand the tensors' addresses, shapes and strides
-to the library.
+imports lrelu.torch), torch.fx and torch.onnx.export (a LeakyRelu or PRelu
+node) see one operator. With the compiled operators, eager calls go straight
+to them (the shortest path); with the Python ones, eager calls skip the
+dispatcher where nothing needs it and hand the tensors' addresses, shapes
+and strides to the library.
 
 Differences from torch.nn.functional.leaky_relu, all from lrelu's contract
 (y = x < 0 ? alpha * x : x; dx = x < 0 ? alpha * dy : dy): docs/python.md.

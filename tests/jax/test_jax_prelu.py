@@ -2,10 +2,6 @@
 independent NumPy oracle (y, dx) and an exact Fraction sum rounded once
 (dalpha), under jit, vmap, grad/vjp, jvp and jacfwd/jacrev; reverse mode
 makes one gradient call for both dx and dalpha."""
-import importlib.util
-import os
-from fractions import Fraction
-
 import jax
 import jax.numpy as jnp
 import ml_dtypes
@@ -15,6 +11,7 @@ import pytest
 import lrelu
 import lrelu.jax as lj
 import lrelu_oracle as oracle
+from exact_sums import exact_dalpha
 
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 # (x shape, alpha shape): scalar, [1], per channel NCHW and NHWC, rows,
@@ -25,16 +22,6 @@ PATTERNS = [((2, 3, 4, 5), ()), ((2, 3, 4, 5), (1,)),
             ((2, 6, 3, 4), (1, 6, 1, 4)), ((), ())]
 
 
-def _generator():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "..", "contract", "prelu", "generate.py")
-    spec = importlib.util.spec_from_file_location("prelu_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-round_fraction = _generator().round_fraction
 
 
 def np_dtype(name):
@@ -72,21 +59,6 @@ def expected_dx(dy, x, alpha, name):
                            alpha_full(alpha, x.shape, name), name)
 
 
-def exact_dalpha(dy, x, alpha_shape, name):
-    """Per alpha element: the Fraction sum of x * dy over x < 0, rounded
-    once to the dtype (the contract generator's rounding)."""
-    xv = np.asarray(x).astype(np.float64)
-    dyv = np.asarray(dy).astype(np.float64)
-    count = int(np.prod(alpha_shape, dtype=np.int64))
-    index = np.broadcast_to(np.arange(count).reshape(alpha_shape), xv.shape)
-    sums = [Fraction(0)] * count
-    for k, xi, di in zip(index.ravel(), xv.ravel(), dyv.ravel()):
-        if xi < 0:
-            sums[k] += Fraction(float(xi)) * Fraction(float(di))
-    return np.array([round_fraction(s, name) for s in sums]).reshape(
-        alpha_shape)
-
-
 def check(actual, expected_and_nan, name, context):
     expected, any_nan = expected_and_nan
     oracle.assert_bits(bits_of(actual, name), expected, any_nan, name, context)
@@ -95,7 +67,7 @@ def check(actual, expected_and_nan, name, context):
 def check_dalpha(actual, dy, x, name, context):
     actual = np.asarray(actual)
     assert actual.dtype == np_dtype(name), context
-    want = exact_dalpha(dy, x, actual.shape, name)
+    want = exact_dalpha(x, dy, actual.shape, name)
     np.testing.assert_array_equal(actual.astype(np.float64), want,
                                   err_msg=context)
 

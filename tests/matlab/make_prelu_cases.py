@@ -1,35 +1,23 @@
 """Writes the PReLU MEX tests' cases (lrelu.prelu, lrelu.prelu_backward)
 with expected bits: y and dx from lrelu's independent NumPy oracle
 (tests/python/lrelu_oracle.py), dalpha as the exact Fraction sum rounded
-once (contract/prelu/generate.py's rounding), as JSON for Octave.
+once (tests/python/exact_sums.py), as JSON for Octave.
 
 Sizes are MATLAB's (column-major); NumPy works on the reversed sizes in
 row-major order, the same memory, where MATLAB's left-aligned expansion is
 NumPy's right-aligned broadcast. Bits travel as 32-bit words (float64: low
 word, high word). Usage: make_prelu_cases.py OUT.json
 """
-import importlib.util
 import json
 import os
 import sys
-from fractions import Fraction
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import lrelu_oracle as oracle  # noqa: E402
-
-
-def _round_fraction():
-    path = os.path.join(HERE, "..", "..", "contract", "prelu", "generate.py")
-    spec = importlib.util.spec_from_file_location("prelu_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.round_fraction
-
-
-round_fraction = _round_fraction()
+from exact_sums import exact_dalpha  # noqa: E402
 
 # (X size, alpha size, X class, alpha class), MATLAB's sizes.
 PATTERNS = [([4, 5, 3, 2], [1, 1, 3]), ([6, 4], [6, 1]), ([6, 4], [1, 4]),
@@ -42,18 +30,6 @@ MATLAB = {"float32": "single", "float64": "double"}
 
 def words(bits):
     return np.ascontiguousarray(bits).view(np.uint32).tolist()
-
-
-def exact_dalpha(x, dy, alpha_shape, alpha_dtype):
-    count = int(np.prod(alpha_shape, dtype=np.int64))
-    index = np.broadcast_to(np.arange(count).reshape(alpha_shape), x.shape)
-    sums = [Fraction(0)] * count
-    for k, xi, di in zip(index.ravel(), x.astype(np.float64).ravel(),
-                         dy.astype(np.float64).ravel()):
-        if xi < 0:
-            sums[k] += Fraction(float(xi)) * Fraction(float(di))
-    return np.array([round_fraction(s, alpha_dtype) for s in sums],
-                    np.float64).astype(alpha_dtype)
 
 
 def matlab_size(size):
@@ -87,7 +63,8 @@ def case(x_size, alpha_size, dtype, alpha_dtype, rng):
                              shape).ravel()
     dx, dx_nan = oracle.backward(dyv.view(u).ravel(), xv.view(u).ravel(),
                                  a_full, dtype)
-    dalpha = exact_dalpha(xv, dyv, alpha_shape, alpha_dtype)
+    dalpha = exact_dalpha(xv, dyv, alpha_shape, alpha_dtype).ravel().astype(
+        alpha_dtype)
     return {
         "name": f"{MATLAB[dtype]} X {x_size}, {MATLAB[alpha_dtype]} alpha "
                 f"{alpha_size}",

@@ -47,3 +47,30 @@ def dtype_params():
     return [pytest.param(name, marks=needs_bfloat16)
             if name == "bfloat16" else name
             for name in ("float16", "bfloat16", "float32", "float64")]
+
+
+def check_torch_load_in_fresh_process(traced, x, want, folder):
+    """Saves a traced or scripted module, loads it in a fresh Python that
+    imports lrelu.torch (which registers the operators' kernels), and checks
+    that it gives `want` for `x` there."""
+    import subprocess
+    import sys
+    import textwrap
+
+    import torch
+    model, data = folder / "traced.pt", folder / "io.pt"
+    torch.jit.save(traced, str(model))
+    torch.save((x, want), str(data))
+    script = textwrap.dedent(f"""
+        import torch
+        import lrelu.torch  # registers lrelu's operators
+        model = torch.jit.load({str(model)!r})
+        x, want = torch.load({str(data)!r})
+        with torch.no_grad():
+            assert torch.equal(model(x), want)
+        print("loaded")
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "loaded" in run.stdout

@@ -1,28 +1,12 @@
 """lrelu.prelu / prelu_backward (contract ai.onnx.PRelu v1) against the
 independent NumPy oracle, dalpha against an exact sum in fractions.Fraction
 rounded once, and lrelu.torch.PReLU next to torch.nn.PReLU."""
-import os
-from fractions import Fraction
-
 import numpy as np
 import pytest
 
 import lrelu
 import lrelu_oracle as oracle
-
-# The contract generator's exact rounding of a Fraction (round once, to
-# nearest even, to a dtype): the oracle the package's dalpha cases use.
-def _prelu_generator():
-    import importlib.util
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "..", "contract", "prelu", "generate.py")
-    spec = importlib.util.spec_from_file_location("prelu_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-round_fraction = _prelu_generator().round_fraction
+from exact_sums import exact_dalpha
 from lrelu_pytest_support import (HAS_ML_DTYPES, dtype_params, needs_torch,
                                   numpy_dtype)
 
@@ -33,20 +17,6 @@ PATTERNS = [((2, 3, 4, 5), ()), ((2, 6, 3, 4), (6, 1, 1)),
 
 def as_array(bits, dtype_name, shape):
     return bits.reshape(shape).view(numpy_dtype(dtype_name))
-
-
-def exact_dalpha(x, dy, alpha_shape, dtype_name):
-    """dalpha per alpha element: Fraction sums of the float64 products."""
-    xv = x.astype(np.float64)
-    dyv = dy.astype(np.float64)
-    full = np.broadcast_to(np.arange(int(np.prod(alpha_shape, dtype=np.int64)))
-                           .reshape(alpha_shape), x.shape)
-    sums = [Fraction(0)] * int(np.prod(alpha_shape, dtype=np.int64))
-    for a, xi, di in zip(full.ravel(), xv.ravel(), dyv.ravel()):
-        if xi < 0:
-            sums[a] += Fraction(xi) * Fraction(di)
-    out = np.array([round_fraction(s, dtype_name) for s in sums])
-    return out.reshape(alpha_shape)
 
 
 @pytest.mark.parametrize("dtype_name", dtype_params())

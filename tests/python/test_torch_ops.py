@@ -7,14 +7,14 @@ import os
 import pathlib
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import lrelu
 import lrelu_oracle as oracle
-from lrelu_pytest_support import has_module, needs_torch
+from lrelu_pytest_support import (check_torch_load_in_fresh_process,
+                                  has_module, needs_torch)
 
 torch = pytest.importorskip("torch")
 pytestmark = needs_torch
@@ -172,22 +172,7 @@ def test_trace_save_load_in_a_fresh_process(tmp_path):
     with torch.no_grad():
         assert torch.equal(traced(other), reference_network(net)(other))
         assert torch.equal(traced(x), want)
-    model = tmp_path / "traced.pt"
-    torch.jit.save(traced, str(model))
-    torch.save((x, want), str(tmp_path / "io.pt"))
-    script = textwrap.dedent(f"""
-        import torch
-        import lrelu.torch  # registers lrelu::leaky_relu
-        model = torch.jit.load({str(model)!r})
-        x, want = torch.load({str(tmp_path / "io.pt")!r})
-        with torch.no_grad():
-            assert torch.equal(model(x), want)
-        print("loaded")
-    """)
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert "loaded" in run.stdout
+    check_torch_load_in_fresh_process(traced, x, want, tmp_path)
 
 
 def test_fx_symbolic_trace():

@@ -4,15 +4,13 @@ the gradient through each, against lrelu.prelu / prelu_backward on NumPy
 copies (the oracle-checked package calls); ONNX export is in
 onnx_export_check.py. Runs with the compiled and the Python kernels."""
 import io
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 import lrelu
-from lrelu_pytest_support import needs_torch
+from lrelu_pytest_support import (check_torch_load_in_fresh_process,
+                                  needs_torch)
 
 torch = pytest.importorskip("torch")
 pytestmark = needs_torch
@@ -78,23 +76,9 @@ def test_trace_records_the_operator_and_loads_in_a_fresh_process(tmp_path):
     with torch.no_grad():
         assert torch.equal(traced(other), net(other))
     check_module(traced, net, x, "trace")
-    model = tmp_path / "traced.pt"
-    torch.jit.save(traced, str(model))
     with torch.no_grad():
-        torch.save((other, net(other)), str(tmp_path / "io.pt"))
-    script = textwrap.dedent(f"""
-        import torch
-        import lrelu.torch  # registers lrelu::prelu's kernels
-        model = torch.jit.load({str(model)!r})
-        x, want = torch.load({str(tmp_path / "io.pt")!r})
-        with torch.no_grad():
-            assert torch.equal(model(x), want)
-        print("loaded")
-    """)
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert "loaded" in run.stdout
+        want = net(other)
+    check_torch_load_in_fresh_process(traced, other, want, tmp_path)
 
 
 def test_fx_symbolic_trace():

@@ -14,19 +14,12 @@ namespace {
 
 namespace ffi = ::xla::ffi;
 
-lrelu_options_t OptionsOn(const lrelu_thread_pool_t& pool) {
-  lrelu_options_t options;
-  lrelu_options_init(&options);
-  options.thread_pool = &pool;
-  return options;
-}
-
 ffi::Error Forward(ffi::ThreadPool xla_pool, ffi::AnyBuffer x,
                    ffi::Result<ffi::AnyBuffer> y, double alpha) {
   const Dense x_view(x), y_view(*y);
   if (!x_view.ok()) return ffi::Error::InvalidArgument(x_view.error());
   XlaThreadPool pool(xla_pool);
-  const lrelu_options_t options = OptionsOn(pool.view());
+  const lrelu_options_t options = pool.options();
   // XLA runs its CPU code with FTZ/DAZ; the contract has no flush-to-zero
   // (lrelu's tasks see to that themselves, this covers the planning).
   const cpu::DefaultFloatEnv ieee;
@@ -40,7 +33,7 @@ ffi::Error Backward(ffi::ThreadPool xla_pool, ffi::AnyBuffer dy,
   const Dense dy_view(dy), x_view(x), dx_view(*dx);
   if (!dy_view.ok()) return ffi::Error::InvalidArgument(dy_view.error());
   XlaThreadPool pool(xla_pool);
-  const lrelu_options_t options = OptionsOn(pool.view());
+  const lrelu_options_t options = pool.options();
   const cpu::DefaultFloatEnv ieee;
   return Status(lrelu_leaky_relu_backward(dy_view.tensor(), x_view.tensor(),
                                           alpha, LRELU_GRAD_FROM_X,

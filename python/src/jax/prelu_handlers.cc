@@ -15,20 +15,13 @@ namespace {
 
 namespace ffi = ::xla::ffi;
 
-lrelu_options_t OptionsOn(const lrelu_thread_pool_t& pool) {
-  lrelu_options_t options;
-  lrelu_options_init(&options);
-  options.thread_pool = &pool;
-  return options;
-}
-
 ffi::Error Forward(ffi::ThreadPool xla_pool, ffi::AnyBuffer x,
                    ffi::AnyBuffer alpha, ffi::Result<ffi::AnyBuffer> y) {
   const Shaped x_view(x), alpha_view(alpha), y_view(*y);
   if (!x_view.ok()) return ffi::Error::InvalidArgument(x_view.error());
   if (!alpha_view.ok()) return ffi::Error::InvalidArgument(alpha_view.error());
   XlaThreadPool pool(xla_pool);
-  const lrelu_options_t options = OptionsOn(pool.view());
+  const lrelu_options_t options = pool.options();
   // XLA's CPU code runs with FTZ/DAZ; the contract has none (planning too).
   const cpu::DefaultFloatEnv ieee;
   return Status(lrelu_prelu(x_view.tensor(), alpha_view.tensor(),
@@ -47,7 +40,7 @@ ffi::Error Gradient(ffi::ThreadPool& xla_pool, const ffi::AnyBuffer& dy,
   // evaluation), so only their views are needed.
   const Shaped dx_view(dx ? *dx : dy), dalpha_view(dalpha ? *dalpha : alpha);
   XlaThreadPool pool(xla_pool);
-  const lrelu_options_t options = OptionsOn(pool.view());
+  const lrelu_options_t options = pool.options();
   const cpu::DefaultFloatEnv ieee;
   return Status(
       lrelu_prelu_backward(dy_view.tensor(), x_view.tensor(),
@@ -72,37 +65,29 @@ ffi::Error Dalpha(ffi::ThreadPool xla_pool, ffi::AnyBuffer dy, ffi::AnyBuffer x,
   return Gradient(xla_pool, dy, x, alpha, nullptr, &*dalpha);
 }
 
+// The handlers' bindings up to their results: XLA's pool, then x and alpha
+// (the forward pass) or dy, x and alpha (the gradient's).
+auto ForwardOperands() {
+  return ffi::Ffi::Bind()
+      .Ctx<ffi::ThreadPool>()
+      .Arg<ffi::AnyBuffer>()
+      .Arg<ffi::AnyBuffer>();
+}
+auto GradientOperands() { return ForwardOperands().Arg<ffi::AnyBuffer>(); }
+
 }  // namespace
 }  // namespace lrelu::jax
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxPreluCpu, lrelu::jax::Forward,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>());
-
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    LreluJaxPreluCpu, lrelu::jax::Forward,
+    lrelu::jax::ForwardOperands().Ret<xla::ffi::AnyBuffer>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxPreluBackwardCpu, lrelu::jax::Backward,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
+                              lrelu::jax::GradientOperands()
                                   .Ret<xla::ffi::AnyBuffer>()
                                   .Ret<xla::ffi::AnyBuffer>());
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxPreluDxCpu, lrelu::jax::Dx,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>());
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL(LreluJaxPreluDalphaCpu, lrelu::jax::Dalpha,
-                              xla::ffi::Ffi::Bind()
-                                  .Ctx<xla::ffi::ThreadPool>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Ret<xla::ffi::AnyBuffer>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    LreluJaxPreluDxCpu, lrelu::jax::Dx,
+    lrelu::jax::GradientOperands().Ret<xla::ffi::AnyBuffer>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    LreluJaxPreluDalphaCpu, lrelu::jax::Dalpha,
+    lrelu::jax::GradientOperands().Ret<xla::ffi::AnyBuffer>());

@@ -19,6 +19,13 @@ class XlaThreadPool {
   XlaThreadPool& operator=(const XlaThreadPool&) = delete;
 
   const lrelu_thread_pool_t& view() const { return view_; }
+  // Default options with this pool (valid while the pool lives).
+  lrelu_options_t options() const {
+    lrelu_options_t options;
+    lrelu_options_init(&options);
+    options.thread_pool = &view_;
+    return options;
+  }
 
  private:
   static void ParallelFor(void* pool_context, lrelu_task_fn task,

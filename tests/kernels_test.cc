@@ -338,6 +338,22 @@ struct TestRoundTripOnPartialVectors {
 };
 #endif
 
+// RaiseInvalidFlag (a comparison with a NaN, not a write to MXCSR), as each
+// target's code inlines it, raises the invalid flag and no other, and keeps
+// the flags already raised.
+HWY_NOINLINE void TestRaiseInvalidFlag() {
+#if LRELU_HAVE_F16C && HWY_ARCH_X86
+  const unsigned csr = _mm_getcsr();
+  for (const unsigned before : {0u, 0x20u, 0x3eu}) {  // none, PE, all others
+    _mm_setcsr((csr & ~0x3fu) | before);
+    RaiseInvalidFlag();
+    const unsigned flags = _mm_getcsr() & 0x3fu;
+    _mm_setcsr(csr);
+    EXPECT_EQ(flags, before | 1u) << "flags before: " << before;
+  }
+#endif
+}
+
 HWY_NOINLINE void TestHalfRoundTrip() {
 #if LRELU_HAVE_F16C && HWY_ARCH_X86
   // Hardware raises the flag; an emulator that does not (valgrind) must
@@ -424,6 +440,7 @@ HWY_BEFORE_TEST(KernelsTest);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestRules);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestBFloat16FullVectors);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestKernelTable);
+HWY_EXPORT_AND_TEST_P(KernelsTest, TestRaiseInvalidFlag);
 HWY_EXPORT_AND_TEST_P(KernelsTest, TestHalfRoundTrip);
 }  // namespace lrelu_kernels_test
 #endif  // HWY_ONCE

@@ -55,7 +55,7 @@ static lrelu_dtype_t CheckAlpha(const mxArray* x, lrelu_dtype_t x_dtype,
                                 int64_t* x_shape, int32_t* alpha_rank,
                                 int64_t* alpha_shape) {
   const lrelu_dtype_t dtype = MexCheckArray(ID, alpha, "alpha");
-  if (dtype != x_dtype && !(dtype == LRELU_DTYPE_FLOAT64)) {
+  if (dtype != x_dtype && dtype != LRELU_DTYPE_FLOAT64) {
     MexFail(ID, "classMismatch",
             "alpha must be single or double for single X, and double for "
             "double X (got %s alpha for %s X)",

@@ -25,32 +25,26 @@ lrelu_dtype_t LreluDtype(ffi::DataType type) {
   }
 }
 
-std::string UnsupportedType(ffi::DataType type) {
-  return "lrelu: unsupported XLA element type " +
-         std::to_string(static_cast<int>(type)) +
-         " (float32, float16, bfloat16, float64 only)";
-}
-
 }  // namespace
 
-Dense::Dense(const ffi::AnyBuffer& buffer)
+Dense::Dense(const ffi::AnyBuffer& buffer, Layout layout)
     : count_(static_cast<int64_t>(buffer.element_count())) {
   tensor_.data = buffer.untyped_data();
   tensor_.dtype = LreluDtype(buffer.element_type());
-  tensor_.rank = 1;
-  tensor_.shape = &count_;
+  if (layout == Layout::kFlat) {
+    tensor_.rank = 1;
+    tensor_.shape = &count_;
+  } else {
+    const auto dims = buffer.dimensions();
+    tensor_.rank = static_cast<int32_t>(dims.size());
+    tensor_.shape = dims.begin();
+  }
   tensor_.strides = nullptr;
-  if (tensor_.dtype == 0) error_ = UnsupportedType(buffer.element_type());
-}
-
-Shaped::Shaped(const ffi::AnyBuffer& buffer) {
-  const auto dims = buffer.dimensions();
-  tensor_.data = buffer.untyped_data();
-  tensor_.dtype = LreluDtype(buffer.element_type());
-  tensor_.rank = static_cast<int32_t>(dims.size());
-  tensor_.shape = dims.begin();
-  tensor_.strides = nullptr;
-  if (tensor_.dtype == 0) error_ = UnsupportedType(buffer.element_type());
+  if (tensor_.dtype == 0) {
+    error_ = "lrelu: unsupported XLA element type " +
+             std::to_string(static_cast<int>(buffer.element_type())) +
+             " (float32, float16, bfloat16, float64 only)";
+  }
 }
 
 ffi::Error Status(lrelu_status_t status) {

@@ -11,12 +11,17 @@
 
 namespace lrelu::jax {
 
-// A dense row-major XLA buffer seen as a one-dimensional lrelu tensor of
-// all its elements (rank 0 is one element, an empty buffer none). Not
-// copyable: tensor.shape points into the object.
+// How Dense presents a buffer: one dimension of all its elements (rank 0 is
+// one element, an empty buffer none: LeakyReLU is elementwise), or its own
+// shape (PReLU's broadcast reads it).
+enum class Layout { kFlat, kShaped };
+
+// A dense row-major XLA buffer as an lrelu tensor. Not copyable:
+// tensor.shape points into the object (kFlat) or into XLA's call frame.
 class Dense {
  public:
-  explicit Dense(const ::xla::ffi::AnyBuffer& buffer);
+  explicit Dense(const ::xla::ffi::AnyBuffer& buffer,
+                 Layout layout = Layout::kFlat);
   Dense(const Dense&) = delete;
   Dense& operator=(const Dense&) = delete;
 
@@ -26,23 +31,6 @@ class Dense {
 
  private:
   int64_t count_ = 0;
-  lrelu_tensor_t tensor_{};
-  std::string error_;
-};
-
-// A dense row-major XLA buffer as an lrelu tensor of its own shape (PReLU's
-// broadcast reads it). The shape points into XLA's call frame.
-class Shaped {
- public:
-  explicit Shaped(const ::xla::ffi::AnyBuffer& buffer);
-  Shaped(const Shaped&) = delete;
-  Shaped& operator=(const Shaped&) = delete;
-
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-  const lrelu_tensor_t* tensor() const { return &tensor_; }
-
- private:
   lrelu_tensor_t tensor_{};
   std::string error_;
 };

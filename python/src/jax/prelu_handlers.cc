@@ -17,7 +17,8 @@ namespace ffi = ::xla::ffi;
 
 ffi::Error Forward(ffi::ThreadPool xla_pool, ffi::AnyBuffer x,
                    ffi::AnyBuffer alpha, ffi::Result<ffi::AnyBuffer> y) {
-  const Shaped x_view(x), alpha_view(alpha), y_view(*y);
+  const Dense x_view(x, Layout::kShaped), alpha_view(alpha, Layout::kShaped),
+      y_view(*y, Layout::kShaped);
   if (!x_view.ok()) return ffi::Error::InvalidArgument(x_view.error());
   if (!alpha_view.ok()) return ffi::Error::InvalidArgument(alpha_view.error());
   XlaThreadPool pool(xla_pool);
@@ -32,13 +33,15 @@ ffi::Error Forward(ffi::ThreadPool xla_pool, ffi::AnyBuffer x,
 ffi::Error Gradient(ffi::ThreadPool& xla_pool, const ffi::AnyBuffer& dy,
                     const ffi::AnyBuffer& x, const ffi::AnyBuffer& alpha,
                     const ffi::AnyBuffer* dx, const ffi::AnyBuffer* dalpha) {
-  const Shaped dy_view(dy), x_view(x), alpha_view(alpha);
-  for (const Shaped* in : {&dy_view, &x_view, &alpha_view}) {
+  const Dense dy_view(dy, Layout::kShaped), x_view(x, Layout::kShaped),
+      alpha_view(alpha, Layout::kShaped);
+  for (const Dense* in : {&dy_view, &x_view, &alpha_view}) {
     if (!in->ok()) return ffi::Error::InvalidArgument(in->error());
   }
   // Outputs have their inputs' types (checked by the caller's abstract
   // evaluation), so only their views are needed.
-  const Shaped dx_view(dx ? *dx : dy), dalpha_view(dalpha ? *dalpha : alpha);
+  const Dense dx_view(dx ? *dx : dy, Layout::kShaped),
+      dalpha_view(dalpha ? *dalpha : alpha, Layout::kShaped);
   XlaThreadPool pool(xla_pool);
   const lrelu_options_t options = pool.options();
   const cpu::DefaultFloatEnv ieee;

@@ -36,21 +36,28 @@ def _kind(dtype):
     return kind
 
 
-def routes(x, alpha):
-    """True when leaky_relu(x, alpha) with an array alpha can run as one
-    PReLU call (same bits as the ufunc, blockwise instead of per element)."""
-    x_shape = x.shape
-    a_shape = alpha.shape
+def broadcasts(a_shape, x_shape):
+    """ONNX's unidirectional rule: a_shape, aligned to the right of
+    x_shape, has each extent x's or 1."""
     start = len(x_shape) - len(a_shape)
-    if not x_shape or start < 0 or x.size == 0:
-        return False
-    x_float, x_native = _kind(x.dtype)
-    if not (x_float and x_native and _kind(alpha.dtype)[0]):
+    if start < 0:
         return False
     for k, a in enumerate(a_shape):
         if a != 1 and a != x_shape[start + k]:
             return False
     return True
+
+
+def routes(x, alpha):
+    """True when leaky_relu(x, alpha) with an array alpha can run as one
+    PReLU call (same bits as the ufunc, blockwise instead of per element)."""
+    x_shape = x.shape
+    if not x_shape or x.size == 0:
+        return False
+    x_float, x_native = _kind(x.dtype)
+    if not (x_float and x_native and _kind(alpha.dtype)[0]):
+        return False
+    return broadcasts(alpha.shape, x_shape)
 
 
 def _is_lazy(x):
@@ -68,14 +75,11 @@ def _lazy_prelu(x, alpha):
     broadcast is checked here first, as ONNX's rule is stricter than
     NumPy's (alpha never widens x)."""
     alpha = numpy_alpha(alpha, x)
-    x_shape, a_shape = tuple(x.shape), alpha.shape
-    start = len(x_shape) - len(a_shape)
-    if start < 0 or any(a != 1 and a != x_shape[start + k]
-                        for k, a in enumerate(a_shape)):
+    if not broadcasts(alpha.shape, tuple(x.shape)):
         raise ValueError(
-            f"lrelu.prelu: alpha of shape {a_shape} does not broadcast to x "
-            f"of shape {x_shape} (ONNX's unidirectional rule: aligned to the "
-            f"right, each extent x's or 1)")
+            f"lrelu.prelu: alpha of shape {alpha.shape} does not broadcast to "
+            f"x of shape {tuple(x.shape)} (ONNX's unidirectional rule: aligned "
+            f"to the right, each extent x's or 1)")
     return _lrelu.ufunc(x, alpha)
 
 

@@ -37,6 +37,8 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
+from ._prelu import broadcasts
+
 try:
     from . import _jax_ffi
 except ImportError as error:  # pragma: no cover - depends on the build
@@ -249,15 +251,8 @@ _PRELU_TARGETS = {"forward": "lrelu_prelu", "both": "lrelu_prelu_backward",
 _PARTS = {"dx": ("dx",), "dalpha": ("dalpha",), "both": ("dx", "dalpha")}
 
 
-def _broadcasts(alpha_shape, x_shape):
-    """ONNX's unidirectional rule: alpha aligned to the right of x, each
-    extent x's or 1."""
-    return len(alpha_shape) <= len(x_shape) and all(
-        a in (1, d) for a, d in zip(reversed(alpha_shape), reversed(x_shape)))
-
-
 def _check_alpha_array(alpha, x):
-    if not _broadcasts(alpha.shape, x.shape):
+    if not broadcasts(tuple(alpha.shape), tuple(x.shape)):
         raise ValueError(
             f"lrelu.jax: alpha of shape {tuple(alpha.shape)} does not "
             f"broadcast to x of shape {tuple(x.shape)} (ONNX's unidirectional "

@@ -109,8 +109,9 @@ HWY_INLINE void Accumulate(D d, const hn::Vec<D>* q, double* sp, double* ap) {
 }
 
 // Adds the terms of kRows rows (x_row / dy_row bytes apart) to each
-// channel's sums[c] and abs[c].
-template <class L, int kRows>
+// channel's sums[c] and abs[c]; kPrefetch: each row's vectors prefetched
+// ahead (PrefetchAhead), for rows side by side.
+template <class L, int kRows, bool kPrefetch = false>
 HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
                        int64_t dy_row, int64_t channels, double* sums,
                        double* abs) {
@@ -122,6 +123,10 @@ HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
   auto step = [&](auto dv) {
     hn::Vec<decltype(dv)> p[kRows];
     for (int k = 0; k < kRows; ++k) {
+      if constexpr (kPrefetch) {
+        PrefetchAhead(Row<T>(x, x_row, k) + c);
+        PrefetchAhead(Row<T>(dy, dy_row, k) + c);
+      }
       p[k] = Term<L>(dv, Row<T>(x, x_row, k) + c, Row<T>(dy, dy_row, k) + c);
     }
     Accumulate<kRows>(dv, p, sums + c, abs + c);
@@ -132,17 +137,17 @@ HWY_INLINE void RowsOf(const char* x, int64_t x_row, const char* dy,
 
 // Adds the terms of `rows` rows to sums[c] and their magnitudes to abs[c]
 // for c < channels: four at a time (one load and store of each accumulator
-// per four terms, and a quarter of the height), or one at a time where
-// in_order (RowsInOrder).
-template <class L>
+// per four terms, and a quarter of the height; kPrefetch: each row
+// prefetched ahead), or one at a time where in_order (RowsInOrder).
+template <class L, bool kPrefetch = false>
 void AddRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
              int64_t rows, int64_t channels, bool in_order, double* sums,
              double* abs) {
   int64_t r = 0;
   if (!in_order) {
     for (; r + 4 <= rows; r += 4) {
-      RowsOf<L, 4>(x + r * x_row, x_row, dy + r * dy_row, dy_row, channels,
-                   sums, abs);
+      RowsOf<L, 4, kPrefetch>(x + r * x_row, x_row, dy + r * dy_row, dy_row,
+                              channels, sums, abs);
     }
   }
   for (; r < rows; ++r) {
@@ -151,13 +156,14 @@ void AddRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
   }
 }
 
-template <class L>
+template <class L, bool kPrefetch = false>
 void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
                  int64_t rows, int64_t channels, bool streamed, double* sums) {
-  AddRows<L>(x, x_row, dy, dy_row, rows, channels,
-             RowsInOrder(channels * static_cast<int64_t>(sizeof(typename L::T)),
-                         streamed),
-             sums, sums + channels);
+  AddRows<L, kPrefetch>(
+      x, x_row, dy, dy_row, rows, channels,
+      RowsInOrder(channels * static_cast<int64_t>(sizeof(typename L::T)),
+                  streamed),
+      sums, sums + channels);
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -333,10 +339,20 @@ void BoundedRowsLanes(const char* x, int64_t x_row, const char* dy,
   const int64_t row_bytes = channels * static_cast<int64_t>(sizeof(T));
   const bool wide = WideRows(row_bytes);
   const bool in_order = RowsInOrder(row_bytes, streamed);
-  if (In::kForm == Form::kWiden && !wide && !kNarrowWiden) {
-    // Narrow float32 rows below AVX-512: the float64 kernel's tree of four
-    // rows was quicker (A/B on AMD, 64 channels, in and out of cache) than
-    // the fused multiply-adds' chain of four.
+  if (In::kForm == Form::kWiden && !kNarrowWiden && !in_order) {
+    // float32 rows four a step below AVX-512: the float64 kernel's tree of
+    // four rows was quicker than the fused multiply-adds' chain of four
+    // (A/B on AMD Zen 3: 64 channels, in and out of cache; wide rows from
+    // the L2, 256 to 2048 channels, 0.86-0.96x the time, 0.93-1.01x with
+    // x and dy flushed from the caches), wide rows prefetched as
+    // RowsLanesOf's. Rows one at a time (wide, streamed) keep the float32
+    // lanes: the tree's one row a step, its float64 sums and magnitudes
+    // loaded and stored for every row, took 1.08-1.14x their time with x
+    // and dy in the L3 (1 Mi elements, 512 and 2048 channels).
+    if (wide) {
+      return BoundedRows<typename In::Wide, true>(x, x_row, dy, dy_row, rows,
+                                                  channels, streamed, sums);
+    }
     return BoundedRows<typename In::Wide>(x, x_row, dy, dy_row, rows, channels,
                                           streamed, sums);
   }

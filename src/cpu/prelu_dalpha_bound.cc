@@ -173,10 +173,11 @@ void BoundedRows(const char* x, int64_t x_row, const char* dy, int64_t dy_row,
 //   float64 (half the conversions, which bound these loops). Exact for
 //   float16 (at most 22 bits, within 2^-48 .. 2^32); for bfloat16 (16
 //   bits) where |t| >= 2^-134, else within 2^-150 (see CertainMagnitude).
-// - kWiden: float32's wide rows (its runs and narrow rows take the
-//   float64 kernels, quicker here): x and dy widened, the term formed in
-//   float64 (exact) by a multiply-add into the sum (the same sum: the
-//   product is exact), the magnitude in float32.
+// - kWiden: float32 on AVX-512 (runs side by side and rows), and its wide
+//   rows streamed one at a time below (elsewhere the float64 kernels,
+//   quicker there: FillBoundedTable, BoundedRowsLanes): x and dy widened,
+//   the term formed in float64 (exact) by a multiply-add into the sum (the
+//   same sum: the product is exact), the magnitude in float32.
 // `Wide` reads the storage as float64 lanes (prelu_dalpha-inl.h) for a
 // row's last few channels and for the float64 kernels that run again
 // where CertainMagnitude fails.

@@ -8,13 +8,21 @@ from . import _dlpack, _lrelu, _threads
 _FLOAT_KINDS = ("float16", "float32", "float64", "bfloat16")
 
 
+def native(dtype):
+    """dtype in the machine's byte order: what the library writes (it reads
+    byte-swapped inputs through native copies)."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
 def numpy_alpha(alpha, x):
-    """alpha as an array of x's dtype, or float64 (rounded to float32 once
-    by the library for float32/float16/bfloat16 x). Complex, object and
-    other alphas that do not cast to float64 by NumPy's same_kind rule are
-    refused, as the ufunc refuses them: never a silently dropped part."""
+    """alpha as an array of x's dtype (in either byte order), or float64
+    (rounded to float32 once by the library for float32/float16/bfloat16
+    x). Complex, object and other alphas that do not cast to float64 by
+    NumPy's same_kind rule are refused, as the ufunc refuses them: never a
+    silently dropped part."""
     alpha = np.asarray(alpha)
-    if alpha.dtype != x.dtype and alpha.dtype != np.float64:
+    if (native(alpha.dtype) != native(x.dtype)
+            and native(alpha.dtype) != np.float64):
         if (alpha.dtype.name != "bfloat16"
                 and not np.can_cast(alpha.dtype, np.float64, "same_kind")):
             raise TypeError(
@@ -94,8 +102,9 @@ def prelu(x, alpha, *, threads=None, out=None):
     (per channel: shape [C, 1, 1] for NCHW, [C] for NHWC); x's dtype, or
     float64 (each value rounded to float32 once for 32/16-bit x, as
     leaky_relu's alpha). Anything else is converted to float64. Each element
-    is leaky_relu with its own alpha, bit for bit. out=: y to write (may be
-    x). Returns y.
+    is leaky_relu with its own alpha, bit for bit. Inputs may be in either
+    byte order; a new y is in the machine's. out=: y to write (may be x).
+    Returns y.
     """
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):
@@ -106,7 +115,7 @@ def prelu(x, alpha, *, threads=None, out=None):
         return _lazy_prelu(x, alpha)
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
-    y = np.empty_like(x) if out is None else out
+    y = np.empty_like(x, dtype=native(x.dtype)) if out is None else out
     _lrelu.prelu_forward(x, alpha, y, threads)
     return y
 
@@ -115,8 +124,9 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     """(dx, dalpha) of prelu: dx = x < 0 ? alpha * dy : dy, and
     dalpha = sum over the broadcast axes of (x < 0 ? x * dy : 0), the exact
     sum rounded once to alpha's dtype (the same bits on every machine, thread
-    count and SIMD target). dx=False / dalpha=False skip one (None is
-    returned in its place); an array passed as dx= or dalpha= is written.
+    count and SIMD target; new arrays in the machine's byte order).
+    dx=False / dalpha=False skip one (None is returned in its place); an
+    array passed as dx= or dalpha= is written.
     """
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(dy):
@@ -126,8 +136,10 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
         dy = np.asarray(dy)
         x = np.asarray(x)
         alpha = numpy_alpha(alpha, x)
-        dx_out = np.empty_like(dy) if dx is True else (dx if dx is not False else None)
-        da_out = (np.empty_like(alpha) if dalpha is True
+        dx_out = (np.empty_like(dy, dtype=native(dy.dtype)) if dx is True
+                  else (dx if dx is not False else None))
+        da_out = (np.empty_like(alpha, dtype=native(alpha.dtype))
+                  if dalpha is True
                   else (dalpha if dalpha is not False else None))
     _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
     return dx_out, da_out

@@ -308,3 +308,40 @@ def test_complex_alpha_is_refused_not_truncated():
         lrelu.prelu(x, np.array([1j, 2j, 3j]))
     with pytest.raises(TypeError, match="complex128"):
         lrelu.leaky_relu(x, np.array([1j, 2j, 3j]))
+
+
+@pytest.mark.parametrize("dtype_name", ["float16", "float32", "float64"])
+def test_byte_swapped_operands_give_what_native_ones_give(dtype_name, rng):
+    """x, dy and alpha in the other byte order (big-endian data read from a
+    file) are read as their values: y and dx in the machine's byte order,
+    dalpha in alpha's dtype (not widened to float64 by the order's
+    difference), every bit as for the native arrays. Before 2026-12-07 a
+    swapped x or dy made lrelu.prelu refuse the y it had made itself, and
+    an alpha of the other order than x came back as a float64 dalpha."""
+    native = numpy_dtype(dtype_name)
+    swapped = native.newbyteorder()
+    shape, alpha_shape = (2, 6, 3, 4), (6, 1, 1)
+    x = oracle.random_values(dtype_name, 144, rng).view(native).reshape(shape)
+    dy = oracle.random_values(dtype_name, 144, rng).view(native).reshape(shape)
+    alpha = oracle.random_values(dtype_name, 6, rng).view(native).reshape(
+        alpha_shape)
+    want_y = lrelu.prelu(x, alpha)
+    want_dx, want_da = lrelu.prelu_backward(dy, x, alpha)
+    bits = oracle.uint_type(dtype_name)
+    for x_order, dy_order, alpha_order in [(swapped, native, native),
+                                           (native, swapped, native),
+                                           (native, native, swapped),
+                                           (swapped, swapped, swapped)]:
+        xs, dys, alphas = (x.astype(x_order), dy.astype(dy_order),
+                           alpha.astype(alpha_order))
+        what = f"x {xs.dtype.str} dy {dys.dtype.str} alpha {alphas.dtype.str}"
+        y = lrelu.prelu(xs, alphas)
+        dx, da = lrelu.prelu_backward(dys, xs, alphas)
+        for got, want in [(y, want_y), (dx, want_dx), (da, want_da)]:
+            assert got.dtype == native, what
+            np.testing.assert_array_equal(got.view(bits), want.view(bits),
+                                          err_msg=what)
+        # The routed leaky_relu with an array alpha: the same bits.
+        np.testing.assert_array_equal(
+            lrelu.leaky_relu(xs, alphas).view(bits), want_y.view(bits),
+            err_msg=what)

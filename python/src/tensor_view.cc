@@ -23,11 +23,14 @@ std::string UnsupportedDtype(const char* name, const std::string& dtype) {
          "(contract v1)";
 }
 
-// A C-contiguous, native-byte-order copy of an input array.
+// A C-contiguous, native-byte-order copy of an input array, of its shape
+// (numpy.array: ascontiguousarray makes a 0-d array 1-d, which then no
+// longer matched the other operands).
 nb::object NativeCopy(nb::handle array) {
   nb::module_ np = nb::module_::import_("numpy");
   nb::object dtype = array.attr("dtype").attr("newbyteorder")("=");
-  return np.attr("ascontiguousarray")(array, nb::arg("dtype") = dtype);
+  return np.attr("array")(array, nb::arg("dtype") = dtype,
+                          nb::arg("order") = "C");
 }
 
 }  // namespace

@@ -345,3 +345,16 @@ def test_byte_swapped_operands_give_what_native_ones_give(dtype_name, rng):
         np.testing.assert_array_equal(
             lrelu.leaky_relu(xs, alphas).view(bits), want_y.view(bits),
             err_msg=what)
+
+
+def test_byte_swapped_zero_dimensional_operands():
+    """A 0-d byte-swapped input is read through a native copy of its own
+    shape (numpy.ascontiguousarray had made it 1-d: the shapes then
+    disagreed, and prelu refused or mis-shaped the call)."""
+    be = np.dtype(">f4")
+    x, dy, alpha = (np.array(v, be) for v in (-2.0, 3.0, 0.5))
+    y = lrelu.prelu(x, alpha)
+    dx, dalpha = lrelu.prelu_backward(dy, x, alpha)
+    assert y.shape == dx.shape == dalpha.shape == ()
+    assert (float(y), float(dx), float(dalpha)) == (-1.0, 1.5, -6.0)
+    assert float(lrelu.leaky_relu_backward(dy, x, 0.5)) == 1.5

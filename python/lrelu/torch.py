@@ -510,9 +510,10 @@ class LeakyReLU(torch.nn.Module):
 
 def _alpha_view(weight, x):
     """nn.PReLU's weight (num_parameters,) as an alpha that broadcasts to x:
-    [C, 1, ..., 1] over dimension 1 (the channels), or [1]."""
+    [C, 1, ..., 1] over dimension 1 (the channels), or [1] (a scalar for a
+    0-d x, which nn.PReLU takes too)."""
     if weight.numel() == 1:
-        return weight.reshape(1)
+        return weight.reshape(1 if x.dim() > 0 else ())
     if x.dim() < 2 or x.shape[1] != weight.numel():
         raise ValueError(
             f"lrelu.torch.PReLU: {weight.numel()} parameters need an input "

@@ -369,7 +369,10 @@ bool ReadWeight(nb::handle t, const TorchNames& names, const TorchView& x,
        (channels == 0 || x.tensor.rank < 2 || x.extents[1] != channels))) {
     return false;
   }
-  const int32_t rank = channels == 1 ? 1 : x.tensor.rank - 1;
+  // One parameter: a scalar alpha for a 0-d x (ONNX's rule: alpha's rank
+  // at most x's), [1] otherwise.
+  const int32_t rank =
+      channels == 1 ? std::min(x.tensor.rank, 1) : x.tensor.rank - 1;
   for (int32_t k = 0; k < rank; ++k) {
     v->extents[k] = k == 0 ? channels : 1;
     v->strides[k] = k == 0 ? v->weight.strides[0] : 0;

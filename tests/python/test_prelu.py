@@ -358,3 +358,40 @@ def test_byte_swapped_zero_dimensional_operands():
     assert y.shape == dx.shape == dalpha.shape == ()
     assert (float(y), float(dx), float(dalpha)) == (-1.0, 1.5, -6.0)
     assert float(lrelu.leaky_relu_backward(dy, x, 0.5)) == 1.5
+
+
+@needs_torch
+@pytest.mark.parametrize("shape,channels", [
+    ((), 1), ((5,), 1), ((4, 3), 3), ((4, 3), 1), ((2, 3, 4), 3),
+    ((0, 3), 3), ((2, 3, 0), 3), ((3,), 3), ((2, 4, 3), 3), ((4, 3), 4)])
+def test_torch_prelu_takes_the_shapes_nn_prelu_takes(shape, channels):
+    """lrelu.torch.PReLU next to nn.PReLU on small and edge shapes: where
+    torch computes, y, dx and the weight's gradient are the same (a 0-d x
+    with one parameter included: its alpha is a scalar, as ONNX's rule
+    needs; it was refused until 2026-12-07); where torch refuses (parameters
+    that do not match dimension 1), lrelu refuses too."""
+    import torch
+    import lrelu.torch as lt
+
+    torch.manual_seed(1)
+    x = torch.randn(shape, dtype=torch.float64)
+    ref = torch.nn.PReLU(num_parameters=channels, init=0.25).double()
+    ours = lt.PReLU(num_parameters=channels, init=0.25).double()
+    xr = x.clone().requires_grad_(True)
+    try:
+        yr = ref(xr)
+    except RuntimeError:
+        with pytest.raises(ValueError, match="parameters"):
+            ours(x)
+        return
+    xo = x.clone().requires_grad_(True)
+    yo = ours(xo)
+    assert yo.shape == yr.shape and torch.equal(yo, yr)
+    dy = torch.randn(yr.shape, dtype=torch.float64)
+    yr.backward(dy)
+    yo.backward(dy)
+    assert torch.equal(xo.grad, xr.grad)
+    assert ours.weight.grad.shape == ref.weight.grad.shape
+    # torch sums the weight's gradient in float64 (not always exactly
+    # rounded); a few terms here: equal up to its rounding.
+    torch.testing.assert_close(ours.weight.grad, ref.weight.grad)

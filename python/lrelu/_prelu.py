@@ -68,6 +68,41 @@ def routes(x, alpha):
     return broadcasts(alpha.shape, x_shape)
 
 
+def _named(t):
+    """xarray-like: a DataArray (dims and sizes by name)."""
+    return hasattr(t, "dims") and hasattr(t, "sizes") and hasattr(t, "transpose")
+
+
+def _aligned_alpha(alpha, x):
+    """A labelled alpha (xarray) for a labelled x, as the positional array
+    ONNX's rule reads: its dims taken by name, in x's order from the first
+    of them, 1 for x's other dims from there on. Positions alone would take
+    an alpha of dims ('channel',) along x's last dim whatever its name.
+    Names x lacks, and an index along a shared dim that differs from x's
+    (xarray would align the labels), are refused. Other alphas as given."""
+    if not (_named(alpha) and _named(x)):
+        return alpha
+    x_dims = tuple(x.dims)
+    extra = [d for d in alpha.dims if d not in x_dims]
+    if extra:
+        raise ValueError(
+            f"lrelu.prelu: alpha has dims {tuple(extra)} that x (dims "
+            f"{x_dims}) lacks")
+    for d in alpha.dims:
+        if (d in alpha.indexes and d in x.indexes
+                and not alpha.indexes[d].equals(x.indexes[d])):
+            raise ValueError(
+                f"lrelu.prelu: alpha's {d!r} coordinate differs from x's "
+                f"(align them first, e.g. alpha.reindex_like(x))")
+    order = [d for d in x_dims if d in alpha.dims]
+    values = np.asarray(alpha.transpose(*order))
+    if not order:
+        return values
+    first = x_dims.index(order[0])
+    return values.reshape(tuple(alpha.sizes[d] if d in alpha.dims else 1
+                                for d in x_dims[first:]))
+
+
 def _is_lazy(x):
     """dask.array, xarray and other NumPy-protocol containers: arrays that
     are not NumPy's but take ufuncs (__array_ufunc__) and have a shape."""
@@ -82,7 +117,7 @@ def _lazy_prelu(x, alpha):
     Per element the ufunc's loop is the PReLU call's (the same bits); the
     broadcast is checked here first, as ONNX's rule is stricter than
     NumPy's (alpha never widens x)."""
-    alpha = numpy_alpha(alpha, x)
+    alpha = numpy_alpha(_aligned_alpha(alpha, x), x)
     if not broadcasts(alpha.shape, tuple(x.shape)):
         raise ValueError(
             f"lrelu.prelu: alpha of shape {alpha.shape} does not broadcast to "
@@ -99,7 +134,8 @@ def prelu(x, alpha, *, threads=None, out=None):
     computed block by block when they compute, with the default threads;
     the result keeps their type, chunks, dims and coords).
     alpha: broadcasts to x by ONNX's unidirectional rule
-    (per channel: shape [C, 1, 1] for NCHW, [C] for NHWC); x's dtype, or
+    (per channel: shape [C, 1, 1] for NCHW, [C] for NHWC); for an xarray
+    x, an xarray alpha's dims are matched by name; x's dtype, or
     float64 (each value rounded to float32 once for 32/16-bit x, as
     leaky_relu's alpha). Anything else is converted to float64. Each element
     is leaky_relu with its own alpha, bit for bit. Inputs may be in either
@@ -113,6 +149,7 @@ def prelu(x, alpha, *, threads=None, out=None):
         return y
     if out is None and _is_lazy(x):
         return _lazy_prelu(x, alpha)
+    alpha = _aligned_alpha(alpha, x)
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
     y = np.empty_like(x, dtype=native(x.dtype)) if out is None else out
@@ -126,22 +163,43 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     sum rounded once to alpha's dtype (the same bits on every machine, thread
     count and SIMD target; new arrays in the machine's byte order).
     dx=False / dalpha=False skip one (None is returned in its place); an
-    array passed as dx= or dalpha= is written.
+    array passed as dx= or dalpha= is written. xarray dy and x are matched
+    by dim name, as is an xarray alpha (prelu's rule); a new dx is then an
+    xarray like x, a new dalpha like the xarray alpha.
     """
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(dy):
         dx_out = _empty_like_tensor(dy) if dx is True else (dx or None)
         da_out = _empty_like_tensor(alpha) if dalpha is True else (dalpha or None)
-    else:
-        dy = np.asarray(dy)
-        x = np.asarray(x)
-        alpha = numpy_alpha(alpha, x)
-        dx_out = (np.empty_like(dy, dtype=native(dy.dtype)) if dx is True
-                  else (dx if dx is not False else None))
-        da_out = (np.empty_like(alpha, dtype=native(alpha.dtype))
-                  if dalpha is True
-                  else (dalpha if dalpha is not False else None))
+        _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
+        return dx_out, da_out
+    like_x = x if _named(x) else None
+    named_alpha = alpha if like_x is not None and _named(alpha) else None
+    if like_x is not None and _named(dy):
+        if set(dy.dims) != set(x.dims):
+            raise ValueError(
+                f"lrelu.prelu_backward: dy has dims {tuple(dy.dims)} but x "
+                f"has {tuple(x.dims)}")
+        dy = dy.transpose(*x.dims)
+    alpha = _aligned_alpha(alpha, x)
+    dy = np.asarray(dy)
+    x = np.asarray(x)
+    alpha = numpy_alpha(alpha, x)
+    dx_out = (np.empty_like(dy, dtype=native(dy.dtype)) if dx is True
+              else (dx if dx is not False else None))
+    da_out = (np.empty_like(alpha, dtype=native(alpha.dtype))
+              if dalpha is True
+              else (dalpha if dalpha is not False else None))
     _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
+    # Labelled in, labelled out.
+    if like_x is not None and dx is True:
+        dx_out = like_x.copy(data=dx_out)
+    if named_alpha is not None and dalpha is True:
+        order = [d for d in like_x.dims if d in named_alpha.dims]
+        values = da_out.reshape([named_alpha.sizes[d] for d in order])
+        values = np.transpose(values,
+                              [order.index(d) for d in named_alpha.dims])
+        da_out = named_alpha.copy(data=values)
     return dx_out, da_out
 
 

@@ -106,6 +106,49 @@ def test_prelu_on_dask_refuses_an_alpha_that_does_not_broadcast():
 
 
 @needs_xarray
+def test_prelu_on_xarray_matches_an_xarray_alpha_by_dim_name():
+    """An xarray alpha is matched to x's dims by name, as xarray's own
+    arithmetic does, not by position: alpha of dims ("C",) on x of dims
+    ("C", "T") (equal sizes, where the positions would silently pick "T")
+    and of dims ("T", "C") on the same x give prelu's bits for alpha
+    placed by hand; prelu_backward matches dy by name too and returns dx
+    like x and dalpha like alpha. Names x lacks and coordinates that differ
+    from x's are refused. Positional until 2026-12-07."""
+    import xarray as xr
+    x = data((4, 4), np.float32)
+    coords = {"C": ["a", "b", "c", "d"]}
+    xa = xr.DataArray(x, dims=("C", "T"), coords=coords)
+    per_channel = np.float32([0.1, 0.2, 0.3, 0.4])
+    alpha = xr.DataArray(per_channel, dims=("C",), coords=coords)
+    y = lrelu.prelu(xa, alpha)
+    assert y.dims == ("C", "T")
+    assert same_bits(y.values, lrelu.prelu(x, per_channel.reshape(4, 1)))
+    assert same_bits(y.values, xr.where(xa < 0, alpha * xa, xa).values)
+    full = data((4, 4), np.float32) / 10
+    swapped = xr.DataArray(full.T, dims=("T", "C"), coords=coords)
+    assert same_bits(lrelu.prelu(xa, swapped).values, lrelu.prelu(x, full))
+
+    dy = data((4, 4), np.float32)
+    dya = xr.DataArray(dy.T, dims=("T", "C"))  # the other order: by name
+    dx, dalpha = lrelu.prelu_backward(dya, xa, alpha)
+    want_dx, want_dalpha = lrelu.prelu_backward(dy, x,
+                                                per_channel.reshape(4, 1))
+    assert isinstance(dx, xr.DataArray) and dx.dims == ("C", "T")
+    assert same_bits(dx.values, want_dx)
+    assert isinstance(dalpha, xr.DataArray) and dalpha.dims == ("C",)
+    assert list(dalpha.coords["C"].values) == coords["C"]
+    assert same_bits(dalpha.values, want_dalpha.reshape(4))
+    _, dfull = lrelu.prelu_backward(dya, xa, swapped)
+    assert dfull.dims == ("T", "C")
+    assert same_bits(dfull.values, lrelu.prelu_backward(dy, x, full)[1].T)
+
+    with pytest.raises(ValueError, match="lacks"):
+        lrelu.prelu(xa, xr.DataArray(per_channel, dims=("K",)))
+    with pytest.raises(ValueError, match="coordinate differs"):
+        lrelu.prelu(xa, alpha.assign_coords(C=["d", "c", "b", "a"]))
+
+
+@needs_xarray
 def test_prelu_on_xarray_keeps_dims_and_coords():
     import xarray as xr
     x = data((5, 3, 4), np.float32)

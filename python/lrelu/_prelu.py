@@ -20,8 +20,22 @@ def numpy_alpha(alpha, x):
     x). Complex, object and other alphas that do not cast to float64 by
     NumPy's same_kind rule are refused, as the ufunc refuses them: never a
     silently dropped part."""
+    return _alpha_array(alpha, native(x.dtype).name)
+
+
+def tensor_alpha(alpha, x):
+    """alpha for a DLPack x (torch): a DLPack tensor as given (the library
+    checks its dtype), anything else as numpy_alpha makes it for x's
+    dtype (torch.float32 is NumPy's float32)."""
+    if _dlpack.is_dlpack_tensor(alpha):
+        return alpha
+    return _alpha_array(alpha, str(x.dtype).rpartition(".")[2])
+
+
+def _alpha_array(alpha, x_name):
+    """numpy_alpha for an x whose dtype is named x_name."""
     alpha = np.asarray(alpha)
-    if (native(alpha.dtype) != native(x.dtype)
+    if (native(alpha.dtype).name != x_name
             and native(alpha.dtype) != np.float64):
         if (alpha.dtype.name != "bfloat16"
                 and not np.can_cast(alpha.dtype, np.float64, "same_kind")):
@@ -145,7 +159,7 @@ def prelu(x, alpha, *, threads=None, out=None):
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(x):
         y = out if out is not None else _empty_like_tensor(x)
-        _lrelu.prelu_forward(x, alpha, y, threads)
+        _lrelu.prelu_forward(x, tensor_alpha(alpha, x), y, threads)
         return y
     if out is None and _is_lazy(x):
         return _lazy_prelu(x, alpha)
@@ -169,8 +183,14 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     """
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(dy):
+        alpha = tensor_alpha(alpha, x)
         dx_out = _empty_like_tensor(dy) if dx is True else (dx or None)
-        da_out = _empty_like_tensor(alpha) if dalpha is True else (dalpha or None)
+        if dalpha is not True:
+            da_out = dalpha or None
+        elif _dlpack.is_dlpack_tensor(alpha):
+            da_out = _empty_like_tensor(alpha)
+        else:  # a NumPy alpha (or a number): a NumPy dalpha like it
+            da_out = np.empty_like(alpha, dtype=native(alpha.dtype))
         _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
         return dx_out, da_out
     like_x = x if _named(x) else None

@@ -395,3 +395,33 @@ def test_torch_prelu_takes_the_shapes_nn_prelu_takes(shape, channels):
     # torch sums the weight's gradient in float64 (not always exactly
     # rounded); a few terms here: equal up to its rounding.
     torch.testing.assert_close(ours.weight.grad, ref.weight.grad)
+
+
+@needs_torch
+@pytest.mark.parametrize("alpha", [0.5, [0.5, 1.0, 2.0],
+                                   np.float32([0.5, 1.0, 2.0]),
+                                   np.float64([0.5, 1.0, 2.0]),
+                                   np.float16(0.5)])
+def test_prelu_of_torch_tensors_takes_what_numpy_arrays_take(alpha):
+    """lrelu.prelu and prelu_backward on torch tensors with a number, a
+    list or a NumPy alpha (converted as for NumPy x: x's dtype kept,
+    anything else as float64), as on NumPy arrays: a number or a list was
+    refused for torch x ("not a NumPy array or DLPack tensor") and a NumPy
+    alpha in the gradient ("pass out= for DLPack tensors other than
+    torch's") until 2026-12-07. dx is a torch tensor, dalpha NumPy like
+    the alpha; every bit as the NumPy call's."""
+    import torch
+
+    x = torch.linspace(-3, 2, 6, dtype=torch.float32).reshape(2, 3)
+    dy = torch.linspace(1, 2, 6, dtype=torch.float32).reshape(2, 3)
+    y = lrelu.prelu(x, alpha)
+    assert isinstance(y, torch.Tensor)
+    np.testing.assert_array_equal(y.numpy(), lrelu.prelu(x.numpy(), alpha))
+    dx, dalpha = lrelu.prelu_backward(dy, x, alpha)
+    want_dx, want_dalpha = lrelu.prelu_backward(dy.numpy(), x.numpy(), alpha)
+    assert isinstance(dx, torch.Tensor) and isinstance(dalpha, np.ndarray)
+    np.testing.assert_array_equal(dx.numpy(), want_dx)
+    assert dalpha.dtype == want_dalpha.dtype
+    np.testing.assert_array_equal(dalpha, want_dalpha)
+    with pytest.raises(TypeError, match="complex128"):
+        lrelu.prelu(x, np.array([1j, 2j, 3j]))

@@ -184,9 +184,9 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     threads = _threads.check(threads)
     if _dlpack.is_dlpack_tensor(dy):
         alpha = tensor_alpha(alpha, x)
-        dx_out = _empty_like_tensor(dy) if dx is True else (dx or None)
+        dx_out = _empty_like_tensor(dy) if dx is True else _given(dx)
         if dalpha is not True:
-            da_out = dalpha or None
+            da_out = _given(dalpha)
         elif _dlpack.is_dlpack_tensor(alpha):
             da_out = _empty_like_tensor(alpha)
         else:  # a NumPy alpha (or a number): a NumPy dalpha like it
@@ -206,10 +206,9 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
     dx_out = (np.empty_like(dy, dtype=native(dy.dtype)) if dx is True
-              else (dx if dx is not False else None))
+              else _given(dx))
     da_out = (np.empty_like(alpha, dtype=native(alpha.dtype))
-              if dalpha is True
-              else (dalpha if dalpha is not False else None))
+              if dalpha is True else _given(dalpha))
     _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
     # Labelled in, labelled out.
     if like_x is not None and dx is True:
@@ -221,6 +220,13 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
                               [order.index(d) for d in named_alpha.dims])
         da_out = named_alpha.copy(data=values)
     return dx_out, da_out
+
+
+def _given(out):
+    """An output passed to prelu_backward (dx=, dalpha=): None for False or
+    None, else the array or tensor itself (never its truth value, which a
+    tensor of several elements refuses)."""
+    return None if out is None or out is False else out
 
 
 def _empty_like_tensor(t):

@@ -425,3 +425,23 @@ def test_prelu_of_torch_tensors_takes_what_numpy_arrays_take(alpha):
     np.testing.assert_array_equal(dalpha, want_dalpha)
     with pytest.raises(TypeError, match="complex128"):
         lrelu.prelu(x, np.array([1j, 2j, 3j]))
+
+
+@needs_torch
+def test_prelu_backward_writes_given_torch_outputs():
+    """dx= and dalpha= given as torch tensors are written (their truth value
+    was taken: 'Boolean value of Tensor with more than one value is
+    ambiguous', until 2026-12-07); False skips one."""
+    import torch
+
+    x = torch.linspace(-3, 2, 6, dtype=torch.float32).reshape(2, 3)
+    dy = torch.linspace(1, 2, 6, dtype=torch.float32).reshape(2, 3)
+    alpha = torch.tensor([0.5, 1.0, 2.0])
+    want_dx, want_dalpha = lrelu.prelu_backward(dy, x, alpha)
+    dx, dalpha = torch.empty(2, 3), torch.empty(3)
+    got = lrelu.prelu_backward(dy, x, alpha, dx=dx, dalpha=dalpha)
+    assert got[0] is dx and got[1] is dalpha
+    assert torch.equal(dx, want_dx) and torch.equal(dalpha, want_dalpha)
+    only_dx = lrelu.prelu_backward(dy, x, alpha, dx=torch.empty(2, 3),
+                                   dalpha=False)
+    assert only_dx[1] is None and torch.equal(only_dx[0], want_dx)

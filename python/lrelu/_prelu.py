@@ -8,19 +8,13 @@ from . import _dlpack, _lrelu, _threads
 _FLOAT_KINDS = ("float16", "float32", "float64", "bfloat16")
 
 
-def native(dtype):
-    """dtype in the machine's byte order: what the library writes (it reads
-    byte-swapped inputs through native copies)."""
-    return dtype if dtype.isnative else dtype.newbyteorder("=")
-
-
 def numpy_alpha(alpha, x):
     """alpha as an array of x's dtype (in either byte order), or float64
     (rounded to float32 once by the library for float32/float16/bfloat16
     x). Complex, object and other alphas that do not cast to float64 by
     NumPy's same_kind rule are refused, as the ufunc refuses them: never a
     silently dropped part."""
-    return _alpha_array(alpha, native(x.dtype).name)
+    return _alpha_array(alpha, x.dtype.name)
 
 
 def tensor_alpha(alpha, x):
@@ -33,10 +27,10 @@ def tensor_alpha(alpha, x):
 
 
 def _alpha_array(alpha, x_name):
-    """numpy_alpha for an x whose dtype is named x_name."""
+    """numpy_alpha for an x whose dtype is named x_name (a dtype's name
+    leaves out its byte order)."""
     alpha = np.asarray(alpha)
-    if (native(alpha.dtype).name != x_name
-            and native(alpha.dtype) != np.float64):
+    if alpha.dtype.name not in (x_name, "float64"):
         if (alpha.dtype.name != "bfloat16"
                 and not np.can_cast(alpha.dtype, np.float64, "same_kind")):
             raise TypeError(
@@ -84,7 +78,12 @@ def routes(x, alpha):
 
 def _named(t):
     """xarray-like: a DataArray (dims and sizes by name)."""
-    return hasattr(t, "dims") and hasattr(t, "sizes") and hasattr(t, "transpose")
+    return all(hasattr(t, a) for a in ("dims", "sizes", "transpose"))
+
+
+def _dims_in_order_of(alpha, x_dims):
+    """alpha's dims in the order x_dims has them."""
+    return [d for d in x_dims if d in alpha.dims]
 
 
 def _aligned_alpha(alpha, x):
@@ -108,7 +107,7 @@ def _aligned_alpha(alpha, x):
             raise ValueError(
                 f"lrelu.prelu: alpha's {d!r} coordinate differs from x's "
                 f"(align them first, e.g. alpha.reindex_like(x))")
-    order = [d for d in x_dims if d in alpha.dims]
+    order = _dims_in_order_of(alpha, x_dims)
     values = np.asarray(alpha.transpose(*order))
     if not order:
         return values
@@ -166,7 +165,8 @@ def prelu(x, alpha, *, threads=None, out=None):
     alpha = _aligned_alpha(alpha, x)
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
-    y = np.empty_like(x, dtype=native(x.dtype)) if out is None else out
+    y = (np.empty_like(x, dtype=x.dtype.newbyteorder("=")) if out is None
+         else out)
     _lrelu.prelu_forward(x, alpha, y, threads)
     return y
 
@@ -190,7 +190,8 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
         elif _dlpack.is_dlpack_tensor(alpha):
             da_out = _empty_like_tensor(alpha)
         else:  # a NumPy alpha (or a number): a NumPy dalpha like it
-            da_out = np.empty_like(alpha, dtype=native(alpha.dtype))
+            da_out = np.empty_like(alpha,
+                                   dtype=alpha.dtype.newbyteorder("="))
         _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
         return dx_out, da_out
     like_x = x if _named(x) else None
@@ -205,16 +206,16 @@ def prelu_backward(dy, x, alpha, *, dx=True, dalpha=True, threads=None):
     dy = np.asarray(dy)
     x = np.asarray(x)
     alpha = numpy_alpha(alpha, x)
-    dx_out = (np.empty_like(dy, dtype=native(dy.dtype)) if dx is True
-              else _given(dx))
-    da_out = (np.empty_like(alpha, dtype=native(alpha.dtype))
+    dx_out = (np.empty_like(dy, dtype=dy.dtype.newbyteorder("="))
+              if dx is True else _given(dx))
+    da_out = (np.empty_like(alpha, dtype=alpha.dtype.newbyteorder("="))
               if dalpha is True else _given(dalpha))
     _lrelu.prelu_backward(dy, x, alpha, dx_out, da_out, threads)
     # Labelled in, labelled out.
     if like_x is not None and dx is True:
         dx_out = like_x.copy(data=dx_out)
     if named_alpha is not None and dalpha is True:
-        order = [d for d in like_x.dims if d in named_alpha.dims]
+        order = _dims_in_order_of(named_alpha, like_x.dims)
         values = da_out.reshape([named_alpha.sizes[d] for d in order])
         values = np.transpose(values,
                               [order.index(d) for d in named_alpha.dims])
